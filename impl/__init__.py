@@ -1,0 +1,1 @@
+"""The operational scheduler (built in a later issue); it never imports schedspec.spec."""

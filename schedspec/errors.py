@@ -1,0 +1,44 @@
+"""The exception tree of schedspec.
+
+Every error a user can cause by bad input is one of these; the CLI turns them into a message on
+stderr and exit code 2, never a traceback::
+
+    SchedspecError                     root: anything schedspec raises on purpose
+     ├── ManifestError                 schedspec.cluster: a manifest is unreadable or invalid
+     ├── SpecError                     schedspec.spec: the spec language
+     │    ├── SpecSyntaxError          the text does not parse (carries Diagnostics)
+     │    ├── SpecCheckError           the checker found errors (carries Diagnostics)
+     │    └── EvalError                a definition failed while evaluating (span + message)
+     └── UsageError                    the command line is wrong
+"""
+
+from __future__ import annotations
+
+__all__ = ["ManifestError", "SchedspecError", "UsageError"]
+
+
+class SchedspecError(Exception):
+    """Root of every error schedspec raises on purpose."""
+
+
+class ManifestError(SchedspecError):
+    """A manifest is unreadable or invalid.
+
+    ``where`` names the file (and line when known), ``obj`` the object (``Pod default/web-0``) and
+    ``path`` the field path (``spec.containers[1].resources.requests.cpu``).
+    """
+
+    def __init__(self, message: str, *, where: str = "", obj: str = "", path: str = "") -> None:
+        self.message = message
+        self.where = where
+        self.obj = obj
+        self.path = path
+        super().__init__(self.render())
+
+    def render(self) -> str:
+        parts = [p for p in (self.where, self.obj, self.path) if p]
+        return ": ".join([*parts, self.message])
+
+
+class UsageError(SchedspecError):
+    """The command line is wrong (unknown spec, missing file, bad option value)."""

@@ -1,0 +1,366 @@
+"""The spec language's abstract syntax: frozen, slotted dataclasses with source spans.
+
+Spans are excluded from equality, so two parses of the same text in different layouts compare
+equal, and a pretty-printed module parses back to an equal tree. Every backend dispatches on the
+closed set :data:`EXPR_TYPES`; a test asserts each backend handles all of them.
+
+Expressions::
+
+    Num Str Bool Name                 literals and names (variables, 0-ary definitions, built-ins)
+    Apply(name, args)                 Name(a, b): a definition, a built-in, or a LAMBDA parameter
+    Index(fn, args)                   f[x]        Field(record, name)     r.f
+    Unary(op, operand)                ¬ e, -e, DOMAIN e
+    Binary(op, left, right)           every binary operator but ∧ and ∨
+    Junction(op, items, bulleted)     e1 ∧ e2 ∧ …, or an aligned bullet list (n-ary, flattened)
+    Quant(kind, bounds, body)         ∀/∃ x, y ∈ S, z ∈ T : body
+    SetEnum SetFilter SetMap          {a, b}   {x ∈ S : P}   {e : x ∈ S}
+    TupleLit RecordLit FnCons         <<a, b>>  [a ↦ 1]  [x ∈ S ↦ e]
+    If Case Let Lambda
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import TypeAlias
+
+__all__ = [
+    "EXPR_TYPES",
+    "NO_SPAN",
+    "Apply",
+    "BinOp",
+    "Binary",
+    "Binder",
+    "Bool",
+    "Bound",
+    "Case",
+    "CaseArm",
+    "Definition",
+    "Expr",
+    "Field",
+    "FnCons",
+    "If",
+    "Index",
+    "Junction",
+    "JunctionOp",
+    "Lambda",
+    "Let",
+    "Module",
+    "Name",
+    "Num",
+    "Quant",
+    "QuantKind",
+    "RecordLit",
+    "SetEnum",
+    "SetFilter",
+    "SetMap",
+    "Span",
+    "Str",
+    "TupleLit",
+    "UnOp",
+    "Unary",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A source range: 1-based line and column of the first and last character."""
+
+    file: str
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+
+NO_SPAN = Span("<generated>", 0, 0, 0, 0)
+
+
+def _span() -> Span:
+    return field(default=NO_SPAN, compare=False, repr=False)
+
+
+class BinOp(enum.Enum):
+    """Binary operators, with their ASCII and Unicode spellings."""
+
+    IMPLIES = ("=>", "⇒")
+    EQUIV = ("<=>", "≡")
+    EQ = ("=", "=")
+    NEQ = ("#", "≠")
+    LT = ("<", "<")
+    LE = ("<=", "≤")
+    GT = (">", ">")
+    GE = (">=", "≥")
+    IN = ("\\in", "∈")
+    NOTIN = ("\\notin", "∉")
+    SUBSETEQ = ("\\subseteq", "⊆")
+    CUP = ("\\cup", "∪")
+    CAP = ("\\cap", "∩")
+    SETMINUS = ("\\", "\\")
+    RANGE = ("..", "..")
+    ADD = ("+", "+")
+    SUB = ("-", "-")
+    MUL = ("*", "*")
+    DIV = ("\\div", "÷")
+    MOD = ("%", "%")
+
+    @property
+    def ascii(self) -> str:
+        return self.value[0]
+
+    @property
+    def unicode(self) -> str:
+        return self.value[1]
+
+
+class UnOp(enum.Enum):
+    NOT = ("~", "¬")
+    NEG = ("-", "-")
+    DOMAIN = ("DOMAIN", "DOMAIN")
+
+    @property
+    def ascii(self) -> str:
+        return self.value[0]
+
+    @property
+    def unicode(self) -> str:
+        return self.value[1]
+
+
+class JunctionOp(enum.Enum):
+    AND = ("/\\", "∧")
+    OR = ("\\/", "∨")
+
+    @property
+    def ascii(self) -> str:
+        return self.value[0]
+
+    @property
+    def unicode(self) -> str:
+        return self.value[1]
+
+
+class QuantKind(enum.Enum):
+    FORALL = ("\\A", "∀")
+    EXISTS = ("\\E", "∃")
+
+    @property
+    def ascii(self) -> str:
+        return self.value[0]
+
+    @property
+    def unicode(self) -> str:
+        return self.value[1]
+
+
+@dataclass(frozen=True, slots=True)
+class Num:
+    value: int
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Str:
+    value: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Bool:
+    value: bool
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Name:
+    name: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Apply:
+    name: str
+    args: tuple[Expr, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Index:
+    fn: Expr
+    args: tuple[Expr, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    record: Expr
+    name: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Unary:
+    op: UnOp
+    operand: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Binary:
+    op: BinOp
+    left: Expr
+    right: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Junction:
+    """``items[0] op items[1] op …``; ``bulleted`` records the layout (an aligned bullet list)."""
+
+    op: JunctionOp
+    items: tuple[Expr, ...]
+    bulleted: bool = False
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Binder:
+    """A bound variable's name where it is introduced (kept for 'unused variable' diagnostics)."""
+
+    name: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Bound:
+    """``x, y ∈ S`` in a quantifier, set map or function constructor."""
+
+    names: tuple[Binder, ...]
+    domain: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Quant:
+    kind: QuantKind
+    bounds: tuple[Bound, ...]
+    body: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class SetEnum:
+    items: tuple[Expr, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class SetFilter:
+    """``{x ∈ S : P}``."""
+
+    var: Binder
+    domain: Expr
+    pred: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class SetMap:
+    """``{e : x ∈ S, y ∈ T}``."""
+
+    expr: Expr
+    bounds: tuple[Bound, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class TupleLit:
+    items: tuple[Expr, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class RecordLit:
+    fields: tuple[tuple[str, Expr], ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class FnCons:
+    """``[x ∈ S ↦ e]``."""
+
+    bounds: tuple[Bound, ...]
+    body: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class If:
+    cond: Expr
+    then: Expr
+    else_: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class CaseArm:
+    guard: Expr
+    body: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Case:
+    arms: tuple[CaseArm, ...]
+    other: Expr | None
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Let:
+    defs: tuple[Definition, ...]
+    body: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Lambda:
+    params: tuple[Binder, ...]
+    body: Expr
+    span: Span = _span()
+
+
+Expr: TypeAlias = (
+    Num | Str | Bool | Name | Apply | Index | Field | Unary | Binary | Junction | Quant | SetEnum
+    | SetFilter | SetMap | TupleLit | RecordLit | FnCons | If | Case | Let | Lambda
+)
+
+EXPR_TYPES: tuple[type, ...] = (
+    Num, Str, Bool, Name, Apply, Index, Field, Unary, Binary, Junction, Quant, SetEnum,
+    SetFilter, SetMap, TupleLit, RecordLit, FnCons, If, Case, Let, Lambda,
+)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Definition:
+    """``Name(p1, p2) ≝ body``; a definition with no parameters is written without parentheses."""
+
+    name: str
+    params: tuple[Binder, ...]
+    body: Expr
+    span: Span = _span()
+
+    @property
+    def arity(self) -> int:
+        return len(self.params)
+
+
+@dataclass(frozen=True, slots=True)
+class Module:
+    name: str | None
+    definitions: tuple[Definition, ...]
+    file: str = field(default="<string>", compare=False)
+    source: str = field(default="", compare=False, repr=False)

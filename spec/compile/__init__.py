@@ -1,0 +1,1 @@
+"""Backends: the AST compiled to executable Python (and, later, Z3)."""

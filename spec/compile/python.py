@@ -1,0 +1,630 @@
+"""The executable backend: every definition compiled once into Python closures.
+
+No user text is ever ``eval``-ed: each AST node becomes a closure ``f(env) -> value`` built by the
+handler for its type (one handler per node type, dispatched through :data:`_HANDLERS`; an unknown
+node raises :class:`UnsupportedNode`). ``env`` maps variable names to values. Quantifiers and
+comprehensions rebind their variable in place and restore it afterwards; LAMBDA and LET capture a
+copy, so closures that escape keep their bindings.
+
+Semantics follow TLA+: ``∧``/``∨``/``⇒`` short-circuit left to right; a non-boolean where a
+boolean is needed, a missing record field, a function applied outside its domain, comparing values
+of different kinds, or a CASE with no true guard and no OTHER is an :class:`EvalError` at the node's
+span — never a Python exception. Names the checker reports as undefined still compile, to closures
+that raise when (and only if) evaluation reaches them, so a spec with defects can be evaluated and
+its defects seen where they bite.
+
+Every closure is kept by node (:meth:`Program.closure`), so :mod:`.explain` can re-evaluate any
+sub-expression under any bindings and report which conjunct failed, with witnesses.
+"""
+
+from __future__ import annotations
+
+import operator
+import sys
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from schedspec.spec import ast as A
+from schedspec.spec.builtins import BUILTINS, CONSTANTS, Builtin, BuiltinError, InfiniteSet
+from schedspec.spec.errors import EvalError, SpecError
+from schedspec.spec.values import Closure, Fcn, Value, kind_of, render
+
+__all__ = ["Program", "UnsupportedNode", "compile_module"]
+
+Env = dict[str, Any]
+Fn = Callable[[Env], Value]
+
+
+class UnsupportedNode(SpecError):
+    """A backend met an AST node type it has no handler for (a bug, never user input)."""
+
+
+def _short(v: Value, limit: int = 80) -> str:
+    text = render(v)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _described(v: Value) -> str:
+    return f"{kind_of(v)} {_short(v)}"
+
+
+@dataclass
+class _Target:
+    """A module or LET definition; ``body`` is filled in after all names are known."""
+
+    definition: A.Definition
+    body: Fn = field(default=lambda env: None)
+    is_let: bool = False
+
+    @property
+    def params(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.definition.params)
+
+
+@dataclass(frozen=True)
+class _Scope:
+    """What a name means at a point of the program (static scoping)."""
+
+    variables: frozenset[str] = frozenset()
+    lets: Mapping[str, _Target] = field(default_factory=dict)
+
+    def bind(self, *names: str) -> _Scope:
+        return _Scope(self.variables | frozenset(names), self.lets)
+
+
+class Program:
+    """A compiled module: call definitions by name, read any node's closure."""
+
+    def __init__(self, module: A.Module) -> None:
+        self.module = module
+        self.constants: dict[str, Value] = {}
+        self._targets = {d.name: _Target(d) for d in module.definitions}
+        self._closures: dict[int, Fn] = {}
+        for target in self._targets.values():
+            target.body = self.compile(target.definition.body, _Scope(frozenset(target.params)))
+
+    # -- public -----------------------------------------------------------------------------------
+    def bind(self, constants: Mapping[str, Value]) -> Program:
+        """Set the free constants a view provides (``Objects``, …); returns self."""
+        self.constants.clear()
+        self.constants.update(constants)
+        return self
+
+    def has(self, name: str) -> bool:
+        return name in self._targets
+
+    def definition(self, name: str) -> A.Definition:
+        return self._targets[name].definition
+
+    def call(self, name: str, *args: Value) -> Value:
+        """Evaluate definition ``name`` on ``args``; raises :class:`EvalError`."""
+        target = self._targets[name]
+        if len(args) != len(target.params):
+            raise EvalError(
+                f"'{name}' takes {len(target.params)} arguments, given {len(args)}",
+                target.definition.span,
+            )
+        return _guard_recursion(target.body, dict(zip(target.params, args, strict=True)))
+
+    def closure(self, node: A.Expr) -> Fn:
+        """The compiled closure of a node of this program's module."""
+        return self._closures[id(node)]
+
+    def target_body(self, name: str) -> Fn:
+        return self._targets[name].body
+
+    # -- compilation ------------------------------------------------------------------------------
+    def compile(self, node: A.Expr, scope: _Scope) -> Fn:
+        handler = _HANDLERS.get(type(node))
+        if handler is None:
+            raise UnsupportedNode(f"no Python handler for {type(node).__name__}")
+        fn = handler(self, node, scope)
+        self._closures[id(node)] = fn
+        return fn
+
+    def resolve_apply(self, name: str, scope: _Scope) -> _Target | Builtin | str | None:
+        """What ``name(…)`` calls: a LET or module definition, a built-in, or a variable."""
+        if name in scope.variables:
+            return name
+        if name in scope.lets:
+            return scope.lets[name]
+        if name in self._targets:
+            return self._targets[name]
+        return BUILTINS.get(name)
+
+
+def _guard_recursion(body: Fn, env: Env) -> Value:
+    try:
+        return body(env)
+    except RecursionError:
+        raise EvalError("evaluation recursed too deeply (recursive definition?)", A.NO_SPAN) from None
+
+
+def compile_module(module: A.Module, constants: Mapping[str, Value] | None = None) -> Program:
+    """Compile every definition of ``module``; ``constants`` are the view's free names."""
+    program = Program(module)
+    if constants:
+        program.bind(constants)
+    return program
+
+
+# ---- value checks shared by handlers -----------------------------------------------------------
+
+
+def _boolean(v: Value, node: A.Expr, what: str) -> bool:
+    if v is True or v is False:
+        return v
+    raise EvalError(f"{what} must be a boolean, got {_described(v)}", node.span)
+
+
+def _integer(v: Value, node: A.Expr, what: str) -> int:
+    if v.__class__ is int:
+        return v  # type: ignore[no-any-return]
+    raise EvalError(f"{what} must be an integer, got {_described(v)}", node.span)
+
+
+def _finite_set(v: Value, node: A.Expr, what: str) -> frozenset[Any]:
+    if v.__class__ is frozenset:
+        return v  # type: ignore[no-any-return]
+    if isinstance(v, InfiniteSet):
+        raise EvalError(f"{what}: cannot enumerate the infinite set {v.name}", node.span)
+    raise EvalError(f"{what} must be a set, got {_described(v)}", node.span)
+
+
+_KIND = {bool: "boolean", int: "integer", str: "string", frozenset: "set", tuple: "sequence"}
+
+
+def _comparable(a: Value, b: Value, node: A.Expr) -> None:
+    ka, kb = _KIND.get(a.__class__, "function"), _KIND.get(b.__class__, "function")
+    if ka != kb:
+        raise EvalError(f"cannot compare {_described(a)} with {_described(b)}", node.span)
+
+
+# ---- handlers -----------------------------------------------------------------------------------
+
+Handler = Callable[[Program, Any, _Scope], Fn]
+
+
+def _num(prog: Program, node: A.Num, scope: _Scope) -> Fn:
+    v = node.value
+    return lambda env: v
+
+
+def _str(prog: Program, node: A.Str, scope: _Scope) -> Fn:
+    v = node.value
+    return lambda env: v
+
+
+def _bool(prog: Program, node: A.Bool, scope: _Scope) -> Fn:
+    v = node.value
+    return lambda env: v
+
+
+def _raiser(message: str, span: A.Span) -> Fn:
+    def fail(env: Env) -> Value:
+        raise EvalError(message, span)
+
+    return fail
+
+
+def _name(prog: Program, node: A.Name, scope: _Scope) -> Fn:
+    name = node.name
+    if name in scope.variables:
+        return lambda env: env[name]
+    target = scope.lets.get(name) or prog._targets.get(name)
+    if target is not None:
+        return _call_target(target, (), node)
+    if name in CONSTANTS:
+        const = CONSTANTS[name]
+        return lambda env: const
+    consts = prog.constants
+
+    def constant(env: Env) -> Value:
+        try:
+            return consts[name]
+        except KeyError:
+            raise EvalError(f"free variable '{name}' is not bound", node.span) from None
+
+    return constant
+
+
+def _call_target(target: _Target, args: tuple[Fn, ...], node: A.Expr) -> Fn:
+    params, name = target.params, target.definition.name
+    if len(args) != len(params):
+        return _raiser(f"'{name}' takes {len(params)} arguments, given {len(args)}", node.span)
+    if target.is_let:
+        return _call_let(target, args)
+    if len(params) == 0:
+        return lambda env: target.body({})
+    if len(params) == 1:
+        (p0,), (a0,) = params, args
+        return lambda env: target.body({p0: a0(env)})
+    if len(params) == 2:
+        (p0, p1), (a0, a1) = params, args
+        return lambda env: target.body({p0: a0(env), p1: a1(env)})
+    return lambda env: target.body({p: a(env) for p, a in zip(params, args, strict=True)})
+
+
+def _call_let(target: _Target, args: tuple[Fn, ...]) -> Fn:
+    """A LET definition sees the bindings of the LET that made it (kept in env under $let:name)."""
+    key, params = "$let:" + target.definition.name, target.params
+
+    def call(env: Env) -> Value:
+        captured: Env = env[key]
+        inner = dict(captured)
+        for p, a in zip(params, args, strict=True):
+            inner[p] = a(env)
+        return target.body(inner)
+
+    return call
+
+
+def _apply(prog: Program, node: A.Apply, scope: _Scope) -> Fn:
+    args = tuple(prog.compile(a, scope) for a in node.args)
+    target = prog.resolve_apply(node.name, scope)
+    if isinstance(target, _Target):
+        return _call_target(target, args, node)
+    if isinstance(target, Builtin):
+        return _call_builtin(target, args, node)
+    if isinstance(target, str):
+        return _call_variable(target, args, node)
+    return _raiser(f"undefined operator '{node.name}'", node.span)
+
+
+def _call_builtin(b: Builtin, args: tuple[Fn, ...], node: A.Apply) -> Fn:
+    if not b.min_arity <= len(args) <= b.max_arity:
+        want = str(b.min_arity) if b.min_arity == b.max_arity else f"{b.min_arity}–{b.max_arity}"
+        return _raiser(f"'{b.name}' takes {want} arguments, given {len(args)}", node.span)
+    impl = b.impl
+
+    def call(env: Env) -> Value:
+        values = [a(env) for a in args]
+        try:
+            return impl(*values)
+        except BuiltinError as err:
+            raise EvalError(str(err), node.span) from None
+
+    return call
+
+
+def _call_variable(name: str, args: tuple[Fn, ...], node: A.Apply) -> Fn:
+    def call(env: Env) -> Value:
+        f = env[name]
+        if not isinstance(f, Closure):
+            raise EvalError(f"'{name}' is {_described(f)}, not an operator", node.span)
+        if f.arity != len(args):
+            raise EvalError(f"'{name}' takes {f.arity} arguments, given {len(args)}", node.span)
+        return f.call(*(a(env) for a in args))
+
+    return call
+
+
+def _field(prog: Program, node: A.Field, scope: _Scope) -> Fn:
+    rec, name = prog.compile(node.record, scope), node.name
+
+    def get(env: Env) -> Value:
+        r = rec(env)
+        if r.__class__ is Fcn:
+            try:
+                return r[name]
+            except KeyError:
+                pass
+            fields = ", ".join(sorted(str(k) for k in r)) or "none"
+            raise EvalError(f"record has no field '{name}' (its fields: {fields})", node.span)
+        raise EvalError(f".{name} applied to {_described(r)}, not a record", node.span)
+
+    return get
+
+
+def _index(prog: Program, node: A.Index, scope: _Scope) -> Fn:
+    fn = prog.compile(node.fn, scope)
+    args = tuple(prog.compile(a, scope) for a in node.args)
+    single = args[0] if len(args) == 1 else None
+
+    def get(env: Env) -> Value:
+        f = fn(env)
+        x = single(env) if single is not None else tuple(a(env) for a in args)
+        if f.__class__ is Fcn:
+            try:
+                return f[x]
+            except KeyError:
+                raise EvalError(f"{_short(x)} is not in the DOMAIN of {_short(f)}", node.span) from None
+        if f.__class__ is tuple and x.__class__ is int and 1 <= x <= len(f):
+            return f[x - 1]
+        raise EvalError(f"cannot apply {_described(f)} to {_short(x)}", node.span)
+
+    return get
+
+
+def _unary(prog: Program, node: A.Unary, scope: _Scope) -> Fn:
+    arg = prog.compile(node.operand, scope)
+    if node.op is A.UnOp.NOT:
+        return lambda env: not _boolean(arg(env), node.operand, "the operand of ¬")
+    if node.op is A.UnOp.NEG:
+        return lambda env: -_integer(arg(env), node.operand, "the operand of unary -")
+
+    def domain(env: Env) -> Value:
+        f = arg(env)
+        if f.__class__ is Fcn:
+            return frozenset(f)
+        if f.__class__ is tuple:
+            return frozenset(range(1, len(f) + 1))
+        raise EvalError(f"DOMAIN of {_described(f)}: not a function", node.span)
+
+    return domain
+
+
+def _int_op(op: Callable[[int, int], Value], sym: str) -> Callable[[Value, Value, A.Binary], Value]:
+    def run(a: Value, b: Value, node: A.Binary) -> Value:
+        return op(_integer(a, node.left, f"the left of {sym}"), _integer(b, node.right, f"the right of {sym}"))
+
+    return run
+
+
+def _set_op(op: Callable[[frozenset[Any], frozenset[Any]], Value], sym: str) -> Callable[[Value, Value, A.Binary], Value]:
+    def run(a: Value, b: Value, node: A.Binary) -> Value:
+        return op(_finite_set(a, node.left, f"the left of {sym}"), _finite_set(b, node.right, f"the right of {sym}"))
+
+    return run
+
+
+def _eq(a: Value, b: Value, node: A.Binary) -> bool:
+    if a.__class__ is not b.__class__:
+        _comparable(a, b, node)
+    return bool(a == b)
+
+
+def _member(a: Value, s: Value, node: A.Binary) -> bool:
+    if s.__class__ is frozenset:
+        return a in s
+    if isinstance(s, InfiniteSet):
+        return s.contains(a)
+    raise EvalError(f"∈ needs a set on the right, got {_described(s)}", node.right.span)
+
+
+def _div(a: int, b: int) -> int:
+    if b == 0:
+        raise BuiltinError("division by zero")
+    return a // b
+
+
+def _mod(a: int, b: int) -> int:
+    if b <= 0:
+        raise BuiltinError(f"% needs a positive divisor, got {b}")
+    return a % b
+
+
+_BINOPS: dict[A.BinOp, Callable[[Value, Value, A.Binary], Value]] = {
+    A.BinOp.EQ: _eq,
+    A.BinOp.NEQ: lambda a, b, n: not _eq(a, b, n),
+    A.BinOp.LT: _int_op(operator.lt, "<"),
+    A.BinOp.LE: _int_op(operator.le, "≤"),
+    A.BinOp.GT: _int_op(operator.gt, ">"),
+    A.BinOp.GE: _int_op(operator.ge, "≥"),
+    A.BinOp.IN: _member,
+    A.BinOp.NOTIN: lambda a, s, n: not _member(a, s, n),
+    A.BinOp.SUBSETEQ: _set_op(operator.le, "⊆"),
+    A.BinOp.CUP: _set_op(operator.or_, "∪"),
+    A.BinOp.CAP: _set_op(operator.and_, "∩"),
+    A.BinOp.SETMINUS: _set_op(operator.sub, "\\"),
+    A.BinOp.RANGE: _int_op(lambda a, b: frozenset(range(a, b + 1)), ".."),
+    A.BinOp.ADD: _int_op(operator.add, "+"),
+    A.BinOp.SUB: _int_op(operator.sub, "-"),
+    A.BinOp.MUL: _int_op(operator.mul, "*"),
+    A.BinOp.DIV: _int_op(_div, "÷"),
+    A.BinOp.MOD: _int_op(_mod, "%"),
+}
+
+
+def _binary(prog: Program, node: A.Binary, scope: _Scope) -> Fn:
+    left, right = prog.compile(node.left, scope), prog.compile(node.right, scope)
+    if node.op is A.BinOp.IMPLIES:
+        return lambda env: (not _boolean(left(env), node.left, "the left of ⇒")) or _boolean(
+            right(env), node.right, "the right of ⇒"
+        )
+    if node.op is A.BinOp.EQUIV:
+        return lambda env: _boolean(left(env), node.left, "the left of ≡") is _boolean(
+            right(env), node.right, "the right of ≡"
+        )
+    op = _BINOPS[node.op]
+
+    def run(env: Env) -> Value:
+        try:
+            return op(left(env), right(env), node)
+        except BuiltinError as err:
+            raise EvalError(str(err), node.span) from None
+
+    return run
+
+
+def _junction(prog: Program, node: A.Junction, scope: _Scope) -> Fn:
+    items = tuple(prog.compile(i, scope) for i in node.items)
+    stop = node.op is A.JunctionOp.OR  # ∨ stops at the first TRUE, ∧ at the first FALSE
+    sym = node.op.unicode
+
+    def run(env: Env) -> Value:
+        for item, expr in zip(items, node.items, strict=True):
+            v = item(env)
+            if v is stop:
+                return stop
+            if v is not (not stop):
+                raise EvalError(f"an operand of {sym} must be a boolean, got {_described(v)}", expr.span)
+        return not stop
+
+    return run
+
+
+def _bindings(prog: Program, bounds: tuple[A.Bound, ...], scope: _Scope) -> tuple[list[tuple[str, Fn, A.Bound]], _Scope]:
+    """Compile ``x, y ∈ S, z ∈ T``: each domain sees the variables bound before it."""
+    out: list[tuple[str, Fn, A.Bound]] = []
+    for b in bounds:
+        domain = prog.compile(b.domain, scope)
+        for binder in b.names:
+            out.append((binder.name, domain, b))
+        scope = scope.bind(*(n.name for n in b.names))
+    return out, scope
+
+
+def iterate(binds: list[tuple[str, Fn, A.Bound]], env: Env, what: str) -> Iterator[None]:
+    """Bind each combination in ``env`` in turn (restoring it afterwards)."""
+    if not binds:
+        yield
+        return
+    (name, domain, bound), rest = binds[0], binds[1:]
+    values = _finite_set(domain(env), bound.domain, what)
+    missing = object()
+    saved = env.get(name, missing)
+    try:
+        for v in values:
+            env[name] = v
+            yield from iterate(rest, env, what)
+    finally:
+        if saved is missing:
+            env.pop(name, None)
+        else:
+            env[name] = saved
+
+
+def _quant(prog: Program, node: A.Quant, scope: _Scope) -> Fn:
+    binds, inner = _bindings(prog, node.bounds, scope)
+    body = prog.compile(node.body, inner)
+    forall = node.kind is A.QuantKind.FORALL
+    sym = node.kind.unicode
+
+    def run(env: Env) -> Value:
+        for _ in iterate(binds, env, f"the domain of {sym}"):
+            if _boolean(body(env), node.body, f"the body of {sym}") is not forall:
+                return not forall
+        return forall
+
+    return run
+
+
+def _set_enum(prog: Program, node: A.SetEnum, scope: _Scope) -> Fn:
+    items = tuple(prog.compile(i, scope) for i in node.items)
+    return lambda env: frozenset(i(env) for i in items)
+
+
+def _set_filter(prog: Program, node: A.SetFilter, scope: _Scope) -> Fn:
+    binds, inner = _bindings(prog, (A.Bound((node.var,), node.domain, node.span),), scope)
+    pred = prog.compile(node.pred, inner)
+    name = node.var.name
+
+    def run(env: Env) -> Value:
+        out = []
+        for _ in iterate(binds, env, "the domain of {x ∈ S : P}"):
+            if _boolean(pred(env), node.pred, "the predicate of {x ∈ S : P}"):
+                out.append(env[name])
+        return frozenset(out)
+
+    return run
+
+
+def _set_map(prog: Program, node: A.SetMap, scope: _Scope) -> Fn:
+    binds, inner = _bindings(prog, node.bounds, scope)
+    expr = prog.compile(node.expr, inner)
+    return lambda env: frozenset([expr(env) for _ in iterate(binds, env, "the domain of {e : x ∈ S}")])
+
+
+def _tuple(prog: Program, node: A.TupleLit, scope: _Scope) -> Fn:
+    items = tuple(prog.compile(i, scope) for i in node.items)
+    return lambda env: tuple(i(env) for i in items)
+
+
+def _record(prog: Program, node: A.RecordLit, scope: _Scope) -> Fn:
+    fields = tuple((k, prog.compile(v, scope)) for k, v in node.fields)
+    return lambda env: Fcn((k, v(env)) for k, v in fields)
+
+
+def _fn_cons(prog: Program, node: A.FnCons, scope: _Scope) -> Fn:
+    binds, inner = _bindings(prog, node.bounds, scope)
+    body = prog.compile(node.body, inner)
+    names = [name for name, _, _ in binds]
+
+    def key(env: Env) -> Value:
+        return env[names[0]] if len(names) == 1 else tuple(env[n] for n in names)
+
+    return lambda env: Fcn([(key(env), body(env)) for _ in iterate(binds, env, "the domain of [x ∈ S ↦ e]")])
+
+
+def _if(prog: Program, node: A.If, scope: _Scope) -> Fn:
+    cond, then, else_ = (prog.compile(e, scope) for e in (node.cond, node.then, node.else_))
+    return lambda env: then(env) if _boolean(cond(env), node.cond, "the IF condition") else else_(env)
+
+
+def _case(prog: Program, node: A.Case, scope: _Scope) -> Fn:
+    arms = tuple((prog.compile(a.guard, scope), prog.compile(a.body, scope), a) for a in node.arms)
+    other = prog.compile(node.other, scope) if node.other is not None else None
+
+    def run(env: Env) -> Value:
+        for guard, body, arm in arms:
+            if _boolean(guard(env), arm.guard, "a CASE guard"):
+                return body(env)
+        if other is None:
+            raise EvalError("no CASE guard is true and there is no OTHER arm", node.span)
+        return other(env)
+
+    return run
+
+
+def _let(prog: Program, node: A.Let, scope: _Scope) -> Fn:
+    targets = {d.name: _Target(d, is_let=True) for d in node.defs}
+    inner = _Scope(scope.variables, {**scope.lets, **targets})
+    for d, target in zip(node.defs, targets.values(), strict=True):
+        target.body = prog.compile(d.body, inner.bind(*target.params))
+    body = prog.compile(node.body, inner)
+    keys = ["$let:" + name for name in targets]
+
+    def run(env: Env) -> Value:
+        captured = dict(env)
+        for k in keys:
+            captured[k] = captured
+        return body(captured)
+
+    return run
+
+
+def _lambda(prog: Program, node: A.Lambda, scope: _Scope) -> Fn:
+    params = tuple(p.name for p in node.params)
+    body = prog.compile(node.body, scope.bind(*params))
+    text = "LAMBDA " + ", ".join(params)
+
+    def make(env: Env) -> Value:
+        captured = dict(env)
+
+        def call(*args: Value) -> Value:
+            inner = dict(captured)
+            inner.update(zip(params, args, strict=True))
+            return body(inner)
+
+        return Closure(len(params), call, text)
+
+    return make
+
+
+_HANDLERS: dict[type, Handler] = {
+    A.Num: _num,
+    A.Str: _str,
+    A.Bool: _bool,
+    A.Name: _name,
+    A.Apply: _apply,
+    A.Field: _field,
+    A.Index: _index,
+    A.Unary: _unary,
+    A.Binary: _binary,
+    A.Junction: _junction,
+    A.Quant: _quant,
+    A.SetEnum: _set_enum,
+    A.SetFilter: _set_filter,
+    A.SetMap: _set_map,
+    A.TupleLit: _tuple,
+    A.RecordLit: _record,
+    A.FnCons: _fn_cons,
+    A.If: _if,
+    A.Case: _case,
+    A.Let: _let,
+    A.Lambda: _lambda,
+}
+
+sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
