@@ -43,6 +43,7 @@ CODES: dict[str, str] = {
     "SPC104": "duplicate definition",
     "SPC105": "name bound twice",
     "SPC106": "bound variable never used",
+    "SPC107": "recursive definition",
     "SPC201": "type error",
     "SPC202": "string can never equal this field",
     "SPC203": "unknown field",

@@ -1,0 +1,77 @@
+"""Golden fixtures for the checker: tests/golden/check/<name>.tla and <name>.expected.
+
+``<name>.expected`` is the exact rendered output of every diagnostic (``Diagnostic.render`` with
+the source, joined by newlines, sorted as :func:`check` sorts them), for the file parsed under its
+path relative to the repository root (``tests/golden/check/<name>.tla``). A fixture containing the
+line ``\\* schema: textbook`` is checked against the textbook view's schema (its FIELDS, ENUMS and
+the constant ``Objects``); the others against none.
+
+After changing a message or a rule on purpose, regenerate from the repository root with::
+
+    python3 -m tests.spec.test_check_golden --regen
+    # or: SCHEDSPEC_REGEN=1 python3 -m pytest tests/spec/test_check_golden.py -o addopts=""
+
+and review the diff of the ``.expected`` files.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from schedspec.spec.check import Schema, check
+from schedspec.spec.errors import render_all
+from schedspec.spec.parse import parse
+
+ROOT = Path(__file__).resolve().parents[2]
+GOLDEN = Path("tests/golden/check")
+FIXTURES = sorted((ROOT / GOLDEN).glob("*.tla"))
+REGEN = os.environ.get("SCHEDSPEC_REGEN") == "1"
+
+
+def schema_for(source: str) -> Schema | None:
+    if "\\* schema: textbook" not in source.splitlines():
+        return None
+    from schedspec.spec.kube.textbook_view import ENUMS, FIELDS
+
+    return Schema(FIELDS, ENUMS, frozenset({"Objects"}), "the textbook view")
+
+
+def rendered(fixture: Path) -> str:
+    source = fixture.read_text()
+    checked = check(parse(source, str(GOLDEN / fixture.name)), schema_for(source))
+    return render_all(checked.diagnostics, source)
+
+
+def expected_path(fixture: Path) -> Path:
+    return fixture.with_suffix(".expected")
+
+
+def regenerate() -> None:
+    for fixture in FIXTURES:
+        out = rendered(fixture)
+        expected_path(fixture).write_text(out + "\n" if out else "")
+        print(f"wrote {expected_path(fixture).relative_to(ROOT)}")
+
+
+@pytest.mark.parametrize("fixture", FIXTURES, ids=lambda p: p.stem)
+def test_golden(fixture: Path) -> None:
+    if REGEN:
+        out = rendered(fixture)
+        expected_path(fixture).write_text(out + "\n" if out else "")
+    assert rendered(fixture) == expected_path(fixture).read_text().rstrip("\n")
+
+
+def test_every_code_has_a_fixture() -> None:
+    text = "\n".join(p.read_text() for p in (ROOT / GOLDEN).glob("*.expected"))
+    codes = [f"SPC{n}" for n in (101, 102, 103, 104, 105, 106, 107, 201, 202, 203, 204)]
+    assert [c for c in codes if f": {c} " not in text] == []
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] != ["--regen"]:
+        sys.exit("usage: python3 -m tests.spec.test_check_golden --regen")
+    regenerate()
