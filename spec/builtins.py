@@ -65,11 +65,10 @@ def _elements(name: str, v: Value) -> Iterable[Value]:
 
 
 def _ints(name: str, vs: Iterable[Value]) -> list[int]:
-    out = []
-    for v in vs:
-        if not isinstance(v, int) or isinstance(v, bool):
+    out = list(vs)
+    for v in out:
+        if v.__class__ is not int:
             raise BuiltinError(f"{name} expects integers, got {kind_of(v)} {render(v)}")
-        out.append(v)
     return out
 
 
@@ -82,7 +81,9 @@ def _apply(f: Value, x: Value) -> Value:
 def _sum(*args: Value) -> int:
     if len(args) == 2:
         f, s = args
-        return sum(_ints("Sum", (_apply(f, x) for x in _elements("Sum", s))))
+        if not isinstance(f, Closure) or f.arity != 1:
+            _apply(f, None)
+        return sum(_ints("Sum", [f.call(x) for x in _elements("Sum", s)]))
     return sum(_ints("Sum", _elements("Sum", args[0])))
 
 

@@ -61,7 +61,7 @@ class JunctionLayout:
         frames: list[_Frame] = []
         prev: Token | None = None
         for tok in stream:
-            if prev is None or tok.line > (prev.end_line or prev.line):
+            if prev is None or _line(tok) > _end_line(prev):
                 yield from self._close_left_of(frames, tok, prev)
             yield from self._structure(frames, tok, prev)
             prev = tok
@@ -108,7 +108,9 @@ class JunctionLayout:
         if kind in _CLOSERS:
             i = self._nearest(frames, frozenset({"bracket"}))
             if i < 0:
-                i = next((j for j in range(len(frames) - 1, -1, -1) if frames[j].kind == "bracket"), -1)
+                i = next(
+                    (j for j in range(len(frames) - 1, -1, -1) if frames[j].kind == "bracket"), -1
+                )
             if i >= 0:
                 yield from self._pop_to(frames, i - 1, prev)
         elif kind in ("THEN", "ELSE"):
@@ -124,7 +126,8 @@ class JunctionLayout:
             if i >= 0:
                 yield from self._pop_to(frames, i - 1, prev)
         elif kind in ("COLON", "COMMA"):
-            i = next((j for j in range(len(frames) - 1, -1, -1) if frames[j].kind != "list"), -1)
+            skip = ("list", "case")  # a CASE has no `,`/`:` of its own; its frame outlives it
+            i = next((j for j in reversed(range(len(frames))) if frames[j].kind not in skip), -1)
             if i >= 0 and kind == "COLON" and frames[i].kind == "quant":
                 yield from self._pop_to(frames, i - 1, prev)
             elif i >= 0 and frames[i].kind in ("bracket", "quant"):
@@ -153,7 +156,7 @@ class JunctionLayout:
 
     def _junction(self, frames: list[_Frame], tok: Token, prev: Token | None) -> Token:
         i = self._innermost_list(frames)
-        first_on_line = prev is None or tok.line > (prev.end_line or prev.line)
+        first_on_line = prev is None or _line(tok) > _end_line(prev)
         if first_on_line and i >= 0 and frames[i].col == tok.column and frames[i].op == tok.type:
             del frames[i + 1 :]  # inner lists were closed by the column rule already
             return Token.new_borrow_pos(_BULLET[tok.type], tok.value, tok)
@@ -161,6 +164,14 @@ class JunctionLayout:
             frames.append(_Frame("list", tok.type, tok.column or 0))
             return Token.new_borrow_pos(_BULLET[tok.type], tok.value, tok)
         return tok
+
+
+def _line(tok: Token) -> int:
+    return tok.line or 0
+
+
+def _end_line(tok: Token) -> int:
+    return tok.end_line or tok.line or 0
 
 
 def _virtual(kind: str, after: Token) -> Token:
@@ -334,7 +345,7 @@ class _ToAst(Transformer[Token, Any]):
     def tuple_empty(self, meta: Meta, ch: list[Any]) -> A.TupleLit:
         return A.TupleLit((), self._span(meta))
 
-    def tuple(self, meta: Meta, ch: list[Any]) -> A.TupleLit:
+    def tuple_lit(self, meta: Meta, ch: list[Any]) -> A.TupleLit:
         return A.TupleLit(_exprs(ch)[0], self._span(meta))
 
     def record(self, meta: Meta, ch: list[Any]) -> A.RecordLit:
@@ -386,40 +397,70 @@ def _join(a: A.Span, b: A.Expr) -> A.Span:
     return A.Span(a.file, a.line, a.col, end.end_line, end.end_col)
 
 
-# ---- errors ----------------------------------------------------------------------------------------
+# ---- errors ----------------------------------------------------------------------------------
 
+# How a message names a terminal: punctuation by its ASCII spelling, keywords as themselves.
 _TOKEN_WORDS = {
-    "JL_END": "the end of a junction list",
-    "BULLET_AND": "a ∧ bullet",
-    "BULLET_OR": "a ∨ bullet",
-    "$END": "the end of the input",
-}
+    "$END": "the end of the input", "JL_END": "the end of a junction list",
+    "BULLET_AND": "a ∧ bullet", "BULLET_OR": "a ∨ bullet",
+    "IDENT": "a name", "NUMBER": "a number", "STRING": "a string",
+    "DEF": "'=='", "DASHES": "'----'", "FOOTER": "'===='", "LPAR": "'('", "RPAR": "')'",
+    "LSQB": "'['", "RSQB": "']'", "LBRACE": "'{'", "RBRACE": "'}'", "LTUPLE": "'<<'",
+    "RTUPLE": "'>>'", "COMMA": "','", "COLON": "':'", "DOT": "'.'", "DOTDOT": "'..'",
+    "ARROW": "'->'", "MAPSTO": "'|->'", "BOX": "'[]'", "AND": "'/\\'", "OR": "'\\/'",
+    "NOT": "'~'", "IMPLIES": "'=>'", "EQUIV": "'<=>'", "EQ": "'='", "NEQ": "'#'", "LE": "'<='",
+    "GE": "'>='", "LT": "'<'", "GT": "'>'", "IN_OP": "'\\in'", "NOTIN": "'\\notin'",
+    "SUBSETEQ": "'\\subseteq'", "CUP": "'\\cup'", "CAP": "'\\cap'", "SETMINUS": "'\\'",
+    "PLUS": "'+'", "MINUS": "'-'", "STAR": "'*'", "DIV": "'\\div'", "MOD": "'%'",
+    "FORALL": "'\\A'", "EXISTS": "'\\E'",
+}  # fmt: skip
+# The tokens an expression can start with: an error expecting all these says "an expression".
+_EXPRESSION_START = frozenset(
+    {
+        "NUMBER", "STRING", "TRUE", "FALSE", "IDENT", "LPAR", "LBRACE", "LTUPLE", "LSQB",
+        "FORALL", "EXISTS", "IF", "CASE", "LET", "LAMBDA", "BULLET_AND", "BULLET_OR", "NOT",
+        "MINUS", "DOMAIN",
+    }
+)  # fmt: skip
 
 
 def _describe(tok: Token) -> str:
-    if tok.type in _TOKEN_WORDS:
+    """The unexpected token as a message names it: ``')'``, ``name 'G'``, ``number 12``."""
+    kind = {"IDENT": "name", "NUMBER": "number", "STRING": "string"}.get(tok.type)
+    if kind:
+        return f"{kind} {str(tok)!r}"
+    if tok.type in _TOKEN_WORDS and not str(tok):
         return _TOKEN_WORDS[tok.type]
-    return f"{tok.type.lower().replace('_', ' ')} {str(tok)!r}"
+    return f"'{tok}'"
 
 
 def _expected(names: set[str]) -> str:
-    shown = sorted(n for n in names if not n.startswith("__"))
-    if not shown:
+    names = {n for n in names if not n.startswith("__")}
+    words: list[str] = []
+    if {"IDENT", "NUMBER", "LPAR"} <= names:
+        names -= _EXPRESSION_START
+        words.append("an expression")
+    words += sorted(_TOKEN_WORDS.get(n, n) for n in names)
+    if not words:
         return ""
-    words = [_TOKEN_WORDS.get(n, n) for n in shown[:8]]
-    more = ", …" if len(shown) > 8 else ""
-    return f"; expected one of: {', '.join(words)}{more}"
+    if len(words) > 8:
+        words = [*words[:7], "…"]
+    last = words.pop()
+    return f"; expected {', '.join(words)} or {last}" if words else f"; expected {last}"
 
 
 def _diagnostic(err: UnexpectedInput, file: str, text: str) -> Diagnostic:
     line, col = err.line, err.column
     if isinstance(err, UnexpectedCharacters):
-        ch = text[err.pos_in_stream] if 0 <= err.pos_in_stream < len(text) else "?"
+        pos = err.pos_in_stream or 0
+        ch = text[pos] if 0 <= pos < len(text) else "?"
         code, msg = "SPC002", f"unexpected character {ch!r}"
+        if ch == '"':
+            msg = "unterminated string (a string ends on the line it starts)"
     elif isinstance(err, UnexpectedToken) and err.token.type != "$END":
         code, msg = "SPC001", f"unexpected {_describe(err.token)}{_expected(err.expected)}"
     else:
-        lines = text.splitlines() or [""]
+        lines = text.rstrip().splitlines() or [""]
         line, col = len(lines), len(lines[-1]) + 1
         names = err.expected if isinstance(err, UnexpectedToken | UnexpectedEOF) else set()
         code, msg = "SPC003", f"unexpected end of input{_expected(set(names))}"

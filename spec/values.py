@@ -42,7 +42,7 @@ class Fcn(dict[Any, Any]):
         raise TypeError("TLA+ functions are immutable")
 
     __setitem__ = __delitem__ = _immutable
-    clear = pop = popitem = setdefault = update = _immutable  # type: ignore[assignment]
+    clear = pop = popitem = setdefault = update = _immutable
 
     def __repr__(self) -> str:
         return render(self)

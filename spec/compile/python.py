@@ -56,10 +56,10 @@ class _Target:
     definition: A.Definition
     body: Fn = field(default=lambda env: None)
     is_let: bool = False
+    params: tuple[str, ...] = ()
 
-    @property
-    def params(self) -> tuple[str, ...]:
-        return tuple(p.name for p in self.definition.params)
+    def __post_init__(self) -> None:
+        self.params = tuple(p.name for p in self.definition.params)
 
 
 @dataclass(frozen=True)
@@ -105,7 +105,8 @@ class Program:
                 f"'{name}' takes {len(target.params)} arguments, given {len(args)}",
                 target.definition.span,
             )
-        return _guard_recursion(target.body, dict(zip(target.params, args, strict=True)))
+        env = dict(zip(target.params, args, strict=True))
+        return _guard_recursion(target.body, env, target.definition.span)
 
     def closure(self, node: A.Expr) -> Fn:
         """The compiled closure of a node of this program's module."""
@@ -134,11 +135,11 @@ class Program:
         return BUILTINS.get(name)
 
 
-def _guard_recursion(body: Fn, env: Env) -> Value:
+def _guard_recursion(body: Fn, env: Env, span: A.Span) -> Value:
     try:
         return body(env)
     except RecursionError:
-        raise EvalError("evaluation recursed too deeply (recursive definition?)", A.NO_SPAN) from None
+        raise EvalError("evaluation recursed too deeply (recursive definition?)", span) from None
 
 
 def compile_module(module: A.Module, constants: Mapping[str, Value] | None = None) -> Program:
@@ -160,13 +161,13 @@ def _boolean(v: Value, node: A.Expr, what: str) -> bool:
 
 def _integer(v: Value, node: A.Expr, what: str) -> int:
     if v.__class__ is int:
-        return v  # type: ignore[no-any-return]
+        return v
     raise EvalError(f"{what} must be an integer, got {_described(v)}", node.span)
 
 
 def _finite_set(v: Value, node: A.Expr, what: str) -> frozenset[Any]:
     if v.__class__ is frozenset:
-        return v  # type: ignore[no-any-return]
+        return v
     if isinstance(v, InfiniteSet):
         raise EvalError(f"{what}: cannot enumerate the infinite set {v.name}", node.span)
     raise EvalError(f"{what} must be a set, got {_described(v)}", node.span)
@@ -277,6 +278,16 @@ def _call_builtin(b: Builtin, args: tuple[Fn, ...], node: A.Apply) -> Fn:
         want = str(b.min_arity) if b.min_arity == b.max_arity else f"{b.min_arity}–{b.max_arity}"
         return _raiser(f"'{b.name}' takes {want} arguments, given {len(args)}", node.span)
     impl = b.impl
+    if len(args) == 1:
+        (a0,) = args
+
+        def call1(env: Env) -> Value:
+            try:
+                return impl(a0(env))
+            except BuiltinError as err:
+                raise EvalError(str(err), node.span) from None
+
+        return call1
 
     def call(env: Env) -> Value:
         values = [a(env) for a in args]
@@ -301,20 +312,34 @@ def _call_variable(name: str, args: tuple[Fn, ...], node: A.Apply) -> Fn:
 
 
 def _field(prog: Program, node: A.Field, scope: _Scope) -> Fn:
-    rec, name = prog.compile(node.record, scope), node.name
+    """``r.a.b.c`` is one closure walking the path (the hot path of every view-reading spec);
+    the inner ``r.a.b`` still gets its own closure, for explain."""
+    chain: list[A.Field] = [node]
+    while isinstance(chain[-1].record, A.Field):
+        chain.append(chain[-1].record)
+    chain.reverse()
+    for inner in chain[:-1]:
+        prog.compile(inner, scope)
+    base = prog.compile(chain[0].record, scope)
+    steps = tuple((f.name, f) for f in chain)
 
     def get(env: Env) -> Value:
-        r = rec(env)
-        if r.__class__ is Fcn:
-            try:
-                return r[name]
-            except KeyError:
-                pass
-            fields = ", ".join(sorted(str(k) for k in r)) or "none"
-            raise EvalError(f"record has no field '{name}' (its fields: {fields})", node.span)
-        raise EvalError(f".{name} applied to {_described(r)}, not a record", node.span)
+        r = base(env)
+        for name, at in steps:
+            if r.__class__ is Fcn and name in r:
+                r = r[name]
+            else:
+                _field_error(r, name, at)
+        return r
 
     return get
+
+
+def _field_error(r: Value, name: str, node: A.Field) -> None:
+    if r.__class__ is Fcn:
+        fields = ", ".join(sorted(str(k) for k in r)) or "none"
+        raise EvalError(f"record has no field '{name}' (its fields: {fields})", node.span)
+    raise EvalError(f".{name} applied to {_described(r)}, not a record", node.span)
 
 
 def _index(prog: Program, node: A.Index, scope: _Scope) -> Fn:
@@ -329,7 +354,9 @@ def _index(prog: Program, node: A.Index, scope: _Scope) -> Fn:
             try:
                 return f[x]
             except KeyError:
-                raise EvalError(f"{_short(x)} is not in the DOMAIN of {_short(f)}", node.span) from None
+                raise EvalError(
+                    f"{_short(x)} is not in the DOMAIN of {_short(f)}", node.span
+                ) from None
         if f.__class__ is tuple and x.__class__ is int and 1 <= x <= len(f):
             return f[x - 1]
         raise EvalError(f"cannot apply {_described(f)} to {_short(x)}", node.span)
@@ -357,14 +384,22 @@ def _unary(prog: Program, node: A.Unary, scope: _Scope) -> Fn:
 
 def _int_op(op: Callable[[int, int], Value], sym: str) -> Callable[[Value, Value, A.Binary], Value]:
     def run(a: Value, b: Value, node: A.Binary) -> Value:
-        return op(_integer(a, node.left, f"the left of {sym}"), _integer(b, node.right, f"the right of {sym}"))
+        return op(
+            _integer(a, node.left, f"the left of {sym}"),
+            _integer(b, node.right, f"the right of {sym}"),
+        )
 
     return run
 
 
-def _set_op(op: Callable[[frozenset[Any], frozenset[Any]], Value], sym: str) -> Callable[[Value, Value, A.Binary], Value]:
+def _set_op(
+    op: Callable[[frozenset[Any], frozenset[Any]], Value], sym: str
+) -> Callable[[Value, Value, A.Binary], Value]:
     def run(a: Value, b: Value, node: A.Binary) -> Value:
-        return op(_finite_set(a, node.left, f"the left of {sym}"), _finite_set(b, node.right, f"the right of {sym}"))
+        return op(
+            _finite_set(a, node.left, f"the left of {sym}"),
+            _finite_set(b, node.right, f"the right of {sym}"),
+        )
 
     return run
 
@@ -420,13 +455,18 @@ _BINOPS: dict[A.BinOp, Callable[[Value, Value, A.Binary], Value]] = {
 def _binary(prog: Program, node: A.Binary, scope: _Scope) -> Fn:
     left, right = prog.compile(node.left, scope), prog.compile(node.right, scope)
     if node.op is A.BinOp.IMPLIES:
-        return lambda env: (not _boolean(left(env), node.left, "the left of ⇒")) or _boolean(
-            right(env), node.right, "the right of ⇒"
+        return lambda env: (
+            (not _boolean(left(env), node.left, "the left of ⇒"))
+            or _boolean(right(env), node.right, "the right of ⇒")
         )
     if node.op is A.BinOp.EQUIV:
-        return lambda env: _boolean(left(env), node.left, "the left of ≡") is _boolean(
-            right(env), node.right, "the right of ≡"
+        return lambda env: (
+            _boolean(left(env), node.left, "the left of ≡")
+            is _boolean(right(env), node.right, "the right of ≡")
         )
+    fast = _fast_binary(prog, node, left, right)
+    if fast is not None:
+        return fast
     op = _BINOPS[node.op]
 
     def run(env: Env) -> Value:
@@ -436,6 +476,57 @@ def _binary(prog: Program, node: A.Binary, scope: _Scope) -> Fn:
             raise EvalError(str(err), node.span) from None
 
     return run
+
+
+_INT_COMPARE = {
+    A.BinOp.LT: operator.lt,
+    A.BinOp.LE: operator.le,
+    A.BinOp.GT: operator.gt,
+    A.BinOp.GE: operator.ge,
+}
+
+
+def _fast_binary(prog: Program, node: A.Binary, left: Fn, right: Fn) -> Fn | None:
+    """Inline the common cases of =, ∈ and integer comparisons; anything unusual (different
+    kinds, a non-set, a non-integer) falls back to the checked path, so semantics are unchanged.
+    ``k ∈ DOMAIN f`` tests the key without building the domain set."""
+    rhs = node.right
+    if node.op is A.BinOp.IN and isinstance(rhs, A.Unary) and rhs.op is A.UnOp.DOMAIN:
+        fn = prog.closure(rhs.operand)
+
+        def in_domain(env: Env) -> Value:
+            a, f = left(env), fn(env)
+            if f.__class__ is Fcn:
+                return a in f
+            return _member(a, right(env), node)
+
+        return in_domain
+    if node.op is A.BinOp.EQ:
+
+        def eq(env: Env) -> Value:
+            a, b = left(env), right(env)
+            return a == b if a.__class__ is b.__class__ else _eq(a, b, node)
+
+        return eq
+    if node.op is A.BinOp.IN:
+
+        def member(env: Env) -> Value:
+            a, s = left(env), right(env)
+            return a in s if s.__class__ is frozenset else _member(a, s, node)
+
+        return member
+    compare = _INT_COMPARE.get(node.op)
+    if compare is None:
+        return None
+    checked = _BINOPS[node.op]
+
+    def cmp(env: Env) -> Value:
+        a, b = left(env), right(env)
+        if a.__class__ is int and b.__class__ is int:
+            return compare(a, b)
+        return checked(a, b, node)
+
+    return cmp
 
 
 def _junction(prog: Program, node: A.Junction, scope: _Scope) -> Fn:
@@ -449,13 +540,17 @@ def _junction(prog: Program, node: A.Junction, scope: _Scope) -> Fn:
             if v is stop:
                 return stop
             if v is not (not stop):
-                raise EvalError(f"an operand of {sym} must be a boolean, got {_described(v)}", expr.span)
+                raise EvalError(
+                    f"an operand of {sym} must be a boolean, got {_described(v)}", expr.span
+                )
         return not stop
 
     return run
 
 
-def _bindings(prog: Program, bounds: tuple[A.Bound, ...], scope: _Scope) -> tuple[list[tuple[str, Fn, A.Bound]], _Scope]:
+def _bindings(
+    prog: Program, bounds: tuple[A.Bound, ...], scope: _Scope
+) -> tuple[list[tuple[str, Fn, A.Bound]], _Scope]:
     """Compile ``x, y ∈ S, z ∈ T``: each domain sees the variables bound before it."""
     out: list[tuple[str, Fn, A.Bound]] = []
     for b in bounds:
@@ -491,6 +586,8 @@ def _quant(prog: Program, node: A.Quant, scope: _Scope) -> Fn:
     body = prog.compile(node.body, inner)
     forall = node.kind is A.QuantKind.FORALL
     sym = node.kind.unicode
+    if len(binds) == 1:
+        return _quant1(binds[0], body, node, forall)
 
     def run(env: Env) -> Value:
         for _ in iterate(binds, env, f"the domain of {sym}"):
@@ -499,6 +596,37 @@ def _quant(prog: Program, node: A.Quant, scope: _Scope) -> Fn:
         return forall
 
     return run
+
+
+def _quant1(bind: tuple[str, Fn, A.Bound], body: Fn, node: A.Quant, forall: bool) -> Fn:
+    """``∀/∃ x ∈ S : P`` with one variable: the same semantics as the general loop, unrolled."""
+    name, domain, bound = bind
+    sym = node.kind.unicode
+
+    def run(env: Env) -> Value:
+        values = domain(env)
+        if values.__class__ is not frozenset:
+            values = _finite_set(values, bound.domain, f"the domain of {sym}")
+        saved = env.get(name, _MISSING)
+        try:
+            for v in values:
+                env[name] = v
+                r = body(env)
+                if r is not forall:
+                    if r is (not forall):
+                        return not forall
+                    _boolean(r, node.body, f"the body of {sym}")
+            return forall
+        finally:
+            if saved is _MISSING:
+                env.pop(name, None)
+            else:
+                env[name] = saved
+
+    return run
+
+
+_MISSING = object()
 
 
 def _set_enum(prog: Program, node: A.SetEnum, scope: _Scope) -> Fn:
@@ -524,7 +652,9 @@ def _set_filter(prog: Program, node: A.SetFilter, scope: _Scope) -> Fn:
 def _set_map(prog: Program, node: A.SetMap, scope: _Scope) -> Fn:
     binds, inner = _bindings(prog, node.bounds, scope)
     expr = prog.compile(node.expr, inner)
-    return lambda env: frozenset([expr(env) for _ in iterate(binds, env, "the domain of {e : x ∈ S}")])
+    return lambda env: frozenset(
+        [expr(env) for _ in iterate(binds, env, "the domain of {e : x ∈ S}")]
+    )
 
 
 def _tuple(prog: Program, node: A.TupleLit, scope: _Scope) -> Fn:
@@ -545,12 +675,16 @@ def _fn_cons(prog: Program, node: A.FnCons, scope: _Scope) -> Fn:
     def key(env: Env) -> Value:
         return env[names[0]] if len(names) == 1 else tuple(env[n] for n in names)
 
-    return lambda env: Fcn([(key(env), body(env)) for _ in iterate(binds, env, "the domain of [x ∈ S ↦ e]")])
+    return lambda env: Fcn(
+        [(key(env), body(env)) for _ in iterate(binds, env, "the domain of [x ∈ S ↦ e]")]
+    )
 
 
 def _if(prog: Program, node: A.If, scope: _Scope) -> Fn:
     cond, then, else_ = (prog.compile(e, scope) for e in (node.cond, node.then, node.else_))
-    return lambda env: then(env) if _boolean(cond(env), node.cond, "the IF condition") else else_(env)
+    return lambda env: (
+        then(env) if _boolean(cond(env), node.cond, "the IF condition") else else_(env)
+    )
 
 
 def _case(prog: Program, node: A.Case, scope: _Scope) -> Fn:
@@ -580,7 +714,9 @@ def _let(prog: Program, node: A.Let, scope: _Scope) -> Fn:
         captured = dict(env)
         for k in keys:
             captured[k] = captured
-        return body(captured)
+        # The body gets its own copy: binders in it rebind names in place, and the LET
+        # definitions must keep seeing the bindings of the LET (static scoping).
+        return body(dict(captured))
 
     return run
 
@@ -594,8 +730,9 @@ def _lambda(prog: Program, node: A.Lambda, scope: _Scope) -> Fn:
         captured = dict(env)
 
         def call(*args: Value) -> Value:
-            inner = dict(captured)
-            inner.update(zip(params, args, strict=True))
+            inner = captured.copy()
+            for p, a in zip(params, args, strict=True):
+                inner[p] = a
             return body(inner)
 
         return Closure(len(params), call, text)

@@ -1,0 +1,150 @@
+"""The ``schedspec`` command line.
+
+Exit codes (a stable contract): 0 ok, 1 a negative answer (disagreement, not found), 2 bad input or
+usage — always a message naming the file:line:col or object and field, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+from schedspec import __version__
+from schedspec.cluster import load
+from schedspec.errors import SchedspecError
+from schedspec.spec.check import Checked, check
+from schedspec.spec.errors import Severity, SpecSyntaxError, render_all
+from schedspec.spec.evaluate import Evaluation, PodResult, evaluate, reason
+from schedspec.spec.kube.views import VIEWS
+from schedspec.spec.load import BUNDLED, load_spec, read_spec, view_for
+from schedspec.spec.parse import parse
+
+__all__ = ["main"]
+
+EXIT_OK, EXIT_NEGATIVE, EXIT_BAD_INPUT = 0, 1, 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="schedspec",
+        description="Formal-spec-driven verification of the Kubernetes scheduler (v1.34).",
+    )
+    parser.add_argument("--version", action="version", version=f"schedspec {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    chk = sub.add_parser("check", help="parse and check spec files")
+    chk.add_argument("specs", nargs="+", metavar="SPEC", help=f"a .tla file or {'|'.join(BUNDLED)}")
+    chk.add_argument("--view", choices=sorted(VIEWS), help="the view whose fields the spec reads")
+    chk.add_argument("--json", action="store_true", help="machine-readable output")
+
+    ev = sub.add_parser("eval", help="evaluate a spec on a cluster: verdict per pending pod × node")
+    ev.add_argument("cluster", nargs="+", metavar="CLUSTER", help="manifest files (YAML/JSON)")
+    ev.add_argument("--spec", default="textbook", help="bundled spec name or .tla path")
+    ev.add_argument("--view", choices=sorted(VIEWS), help="view for a spec file")
+    ev.add_argument("--pod", metavar="NS/NAME", help="only this pod")
+    ev.add_argument("--json", action="store_true", help="machine-readable output")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "check":
+            return _check(args, sys.stdout)
+        return _eval(args, sys.stdout)
+    except SchedspecError as err:
+        print(f"schedspec {args.command}: {err}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+
+
+# ---- check --------------------------------------------------------------------------------
+
+
+def _check_one(spec: str, view: str | None) -> tuple[Checked | None, list[Any], str]:
+    file, text = read_spec(spec)
+    try:
+        module = parse(text, file)
+    except SpecSyntaxError as err:
+        return None, list(err.diagnostics), text
+    chosen = view_for(module, view)
+    checked = check(module, chosen.schema if chosen else None)
+    return checked, list(checked.diagnostics), text
+
+
+def _check(args: argparse.Namespace, out: TextIO) -> int:
+    all_diags, failed = [], False
+    for spec in args.specs:
+        _, diags, text = _check_one(spec, args.view)
+        failed |= any(d.severity is Severity.ERROR for d in diags)
+        all_diags.extend(diags)
+        if not args.json:
+            if diags:
+                print(render_all(diags, text), file=out)
+            errors = sum(d.severity is Severity.ERROR for d in diags)
+            print(f"{spec}: {errors} error(s), {len(diags) - errors} warning(s)", file=out)
+    if args.json:
+        json.dump({"diagnostics": [d.as_json() for d in all_diags]}, out, indent=2)
+        print(file=out)
+    return EXIT_BAD_INPUT if failed else EXIT_OK
+
+
+# ---- eval ---------------------------------------------------------------------------------
+
+
+def _eval(args: argparse.Namespace, out: TextIO) -> int:
+    spec = load_spec(args.spec, args.view)
+    cluster = load(*args.cluster)
+    result = evaluate(spec, cluster, pod=args.pod)
+    if args.json:
+        json.dump(result.as_json(), out, indent=2, sort_keys=True)
+        print(file=out)
+        return EXIT_OK
+    errors = len(spec.checked.errors)
+    print(f"spec {spec.name} ({spec.file}): {result.filter} decides feasibility", end="", file=out)
+    print(f", {result.score} scores" if result.score else "", file=out)
+    if errors:
+        print(
+            f"note: the spec has {errors} check error(s) (schedspec check {spec.file}); "
+            "evaluation goes on and they surface below where it reaches them",
+            file=out,
+        )
+    for warning in cluster.warnings:
+        print(f"warning: {warning}", file=out)
+    if not result.pods:
+        print("no pending pods", file=out)
+    for pod in result.pods:
+        _print_pod(pod, result, out)
+    return EXIT_OK
+
+
+def _print_pod(pod: PodResult, result: Evaluation, out: TextIO) -> None:
+    total = len(pod.pairs)
+    print(f"\n{pod.key}: feasible on {len(pod.feasible)}/{total} node(s)", file=out)
+    width = max([len("NODE"), *(len(p.node) for p in pod.pairs)])
+    score_head = (result.score or "SCORE").upper()
+    print(f"  {'NODE':<{width}}  {'FILTER':<6}  {score_head:>9}  FAILING CONJUNCTS", file=out)
+    for p in pod.pairs:
+        score = str(p.score) if p.score is not None else ("error" if p.score_error else "-")
+        failures = ", ".join(p.failures) or "-"
+        print(f"  {p.node:<{width}}  {p.verdict:<6}  {score:>9}  {failures}", file=out)
+    reasons: dict[str, list[str]] = defaultdict(list)
+    for p in pod.pairs:
+        for c in p.conjuncts:
+            if c.failed:
+                reasons[f"{c.label()}: {reason(c)}" if c.definition else reason(c)].append(p.node)
+    if reasons:
+        print("  why:", file=out)
+    for text, nodes in sorted(reasons.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        print(f"    {len(nodes)} node(s) [{_nodes(nodes)}]: {text}", file=out)
+
+
+def _nodes(nodes: list[str]) -> str:
+    return ", ".join(nodes) if len(nodes) <= 4 else ", ".join(nodes[:3]) + f", … +{len(nodes) - 3}"
+
+
+if __name__ == "__main__":
+    sys.exit(main())
