@@ -334,8 +334,27 @@ class Lambda:
 
 
 Expr: TypeAlias = (
-    Num | Str | Bool | Name | Apply | Index | Field | Unary | Binary | Junction | Quant | SetEnum
-    | SetFilter | SetMap | TupleLit | RecordLit | FnCons | If | Case | Let | Lambda
+    Num
+    | Str
+    | Bool
+    | Name
+    | Apply
+    | Index
+    | Field
+    | Unary
+    | Binary
+    | Junction
+    | Quant
+    | SetEnum
+    | SetFilter
+    | SetMap
+    | TupleLit
+    | RecordLit
+    | FnCons
+    | If
+    | Case
+    | Let
+    | Lambda
 )
 
 EXPR_TYPES: tuple[type, ...] = (
