@@ -59,6 +59,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SchedspecError as err:
         print(f"schedspec {args.command}: {err}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except BrokenPipeError:  # `schedspec eval … | head`: the reader left, nothing to report
+        sys.stderr.close()
+        return EXIT_OK
 
 
 # ---- check --------------------------------------------------------------------------------

@@ -102,7 +102,7 @@ class Program:
         target = self._targets[name]
         if len(args) != len(target.params):
             raise EvalError(
-                f"'{name}' takes {len(target.params)} arguments, given {len(args)}",
+                _arity_message(name, len(target.params), len(args)),
                 target.definition.span,
             )
         env = dict(zip(target.params, args, strict=True))
@@ -133,6 +133,11 @@ class Program:
         if name in self._targets:
             return self._targets[name]
         return BUILTINS.get(name)
+
+
+def _arity_message(name: str, takes: int | str, given: int) -> str:
+    noun = "argument" if takes == 1 or takes == "1" else "arguments"
+    return f"'{name}' takes {takes} {noun}, given {given}"
 
 
 def _guard_recursion(body: Fn, env: Env, span: A.Span) -> Value:
@@ -233,7 +238,7 @@ def _name(prog: Program, node: A.Name, scope: _Scope) -> Fn:
 def _call_target(target: _Target, args: tuple[Fn, ...], node: A.Expr) -> Fn:
     params, name = target.params, target.definition.name
     if len(args) != len(params):
-        return _raiser(f"'{name}' takes {len(params)} arguments, given {len(args)}", node.span)
+        return _raiser(_arity_message(name, len(params), len(args)), node.span)
     if target.is_let:
         return _call_let(target, args)
     if len(params) == 0:
@@ -276,7 +281,7 @@ def _apply(prog: Program, node: A.Apply, scope: _Scope) -> Fn:
 def _call_builtin(b: Builtin, args: tuple[Fn, ...], node: A.Apply) -> Fn:
     if not b.min_arity <= len(args) <= b.max_arity:
         want = str(b.min_arity) if b.min_arity == b.max_arity else f"{b.min_arity}–{b.max_arity}"
-        return _raiser(f"'{b.name}' takes {want} arguments, given {len(args)}", node.span)
+        return _raiser(_arity_message(b.name, want, len(args)), node.span)
     impl = b.impl
     if len(args) == 1:
         (a0,) = args
@@ -305,7 +310,7 @@ def _call_variable(name: str, args: tuple[Fn, ...], node: A.Apply) -> Fn:
         if not isinstance(f, Closure):
             raise EvalError(f"'{name}' is {_described(f)}, not an operator", node.span)
         if f.arity != len(args):
-            raise EvalError(f"'{name}' takes {f.arity} arguments, given {len(args)}", node.span)
+            raise EvalError(_arity_message(name, f.arity, len(args)), node.span)
         return f.call(*(a(env) for a in args))
 
     return call
