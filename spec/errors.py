@@ -37,6 +37,7 @@ CODES: dict[str, str] = {
     "SPC002": "unexpected character",
     "SPC003": "unexpected end of input",
     "SPC004": "tab in indentation (junction lists align by column)",
+    "SPC005": "expression nested too deeply",
     "SPC101": "undefined operator",
     "SPC102": "free variable",
     "SPC103": "wrong number of arguments",

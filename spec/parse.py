@@ -483,9 +483,13 @@ def _run(text: str, file: str, start: str) -> Any:
     _check_tabs(text, file)
     try:
         tree = _parser().parse(text, start=start)
+        return _ToAst(file).transform(tree)
     except UnexpectedInput as err:
         raise SpecSyntaxError((_diagnostic(err, file, text),), text) from None
-    return _ToAst(file).transform(tree)
+    except RecursionError:
+        span = A.Span(file, 1, 1, 1, 2)
+        msg = "expression nested too deeply to parse; split it into smaller definitions"
+        raise SpecSyntaxError((Diagnostic("SPC005", Severity.ERROR, msg, span),), text) from None
 
 
 def parse(text: str, file: str = "<string>") -> A.Module:

@@ -1,0 +1,3 @@
+\* The last definition has no body.
+Ready(Node) == Node.Ready
+Schedulable(Node) ==
