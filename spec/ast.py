@@ -21,7 +21,8 @@ Expressions::
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from dataclasses import dataclass, field, fields, is_dataclass
 from typing import TypeAlias
 
 __all__ = [
@@ -55,10 +56,12 @@ __all__ = [
     "SetFilter",
     "SetMap",
     "Span",
+    "Spelled",
     "Str",
     "TupleLit",
     "UnOp",
     "Unary",
+    "walk",
 ]
 
 
@@ -83,7 +86,19 @@ def _span() -> Span:
     return field(default=NO_SPAN, compare=False, repr=False)
 
 
-class BinOp(enum.Enum):
+class Spelled(enum.Enum):
+    """An enum whose values are (ASCII, Unicode) spellings."""
+
+    @property
+    def ascii(self) -> str:
+        return str(self.value[0])
+
+    @property
+    def unicode(self) -> str:
+        return str(self.value[1])
+
+
+class BinOp(Spelled):
     """Binary operators, with their ASCII and Unicode spellings."""
 
     IMPLIES = ("=>", "⇒")
@@ -107,53 +122,21 @@ class BinOp(enum.Enum):
     DIV = ("\\div", "÷")
     MOD = ("%", "%")
 
-    @property
-    def ascii(self) -> str:
-        return self.value[0]
 
-    @property
-    def unicode(self) -> str:
-        return self.value[1]
-
-
-class UnOp(enum.Enum):
+class UnOp(Spelled):
     NOT = ("~", "¬")
     NEG = ("-", "-")
     DOMAIN = ("DOMAIN", "DOMAIN")
 
-    @property
-    def ascii(self) -> str:
-        return self.value[0]
 
-    @property
-    def unicode(self) -> str:
-        return self.value[1]
-
-
-class JunctionOp(enum.Enum):
+class JunctionOp(Spelled):
     AND = ("/\\", "∧")
     OR = ("\\/", "∨")
 
-    @property
-    def ascii(self) -> str:
-        return self.value[0]
 
-    @property
-    def unicode(self) -> str:
-        return self.value[1]
-
-
-class QuantKind(enum.Enum):
+class QuantKind(Spelled):
     FORALL = ("\\A", "∀")
     EXISTS = ("\\E", "∃")
-
-    @property
-    def ascii(self) -> str:
-        return self.value[0]
-
-    @property
-    def unicode(self) -> str:
-        return self.value[1]
 
 
 @dataclass(frozen=True, slots=True)
@@ -383,3 +366,14 @@ class Module:
     definitions: tuple[Definition, ...]
     file: str = field(default="<string>", compare=False)
     source: str = field(default="", compare=False, repr=False)
+
+
+def walk(root: object) -> Iterator[object]:
+    """Every AST node under ``root`` (itself included), depth first; tuples are looked into."""
+    if isinstance(root, tuple):
+        for item in root:
+            yield from walk(item)
+    elif is_dataclass(root) and not isinstance(root, Span | type):
+        yield root
+        for f in fields(root):
+            yield from walk(getattr(root, f.name))

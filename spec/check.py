@@ -32,8 +32,8 @@ from __future__ import annotations
 import difflib
 import enum
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field, fields, is_dataclass, replace
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
 
@@ -197,15 +197,7 @@ class _Scope:
         return {name for defs in self.lets for name in defs}
 
 
-def _nodes(root: object) -> Iterator[object]:
-    """Every AST node under ``root`` (generic over node types, for module-wide facts)."""
-    if isinstance(root, tuple):
-        for item in root:
-            yield from _nodes(item)
-    elif is_dataclass(root) and not isinstance(root, A.Span | type):
-        yield root
-        for f in fields(root):
-            yield from _nodes(getattr(root, f.name))
+_nodes = A.walk
 
 
 class _Context:

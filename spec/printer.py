@@ -33,8 +33,7 @@ list, a negative ``Num``) print as well as they can but do not read back equal.
 
 from __future__ import annotations
 
-import enum
-from typing import Protocol, assert_never
+from typing import assert_never
 
 from schedspec.spec import ast as A
 
@@ -68,15 +67,7 @@ _GREEDY = (A.Quant, A.If, A.Case, A.Let, A.Lambda)
 _STRING_ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
 
 
-class _Spelled(Protocol):
-    @property
-    def ascii(self) -> str: ...
-
-    @property
-    def unicode(self) -> str: ...
-
-
-class _Sym(enum.Enum):
+class _Sym(A.Spelled):
     """Punctuation with two spellings (operators carry theirs on the ast enums)."""
 
     DEF = ("==", "≝")
@@ -84,14 +75,6 @@ class _Sym(enum.Enum):
     MAPSTO = ("|->", "↦")
     LTUPLE = ("<<", "⟨")
     RTUPLE = (">>", "⟩")
-
-    @property
-    def ascii(self) -> str:
-        return self.value[0]
-
-    @property
-    def unicode(self) -> str:
-        return self.value[1]
 
 
 def pretty(node: A.Module | A.Definition | A.Expr, *, unicode: bool = False) -> str:
@@ -172,7 +155,7 @@ class _Printer:
         self._parts.append("\n" + " " * indent)
         self._col = indent
 
-    def spell(self, op: _Spelled) -> str:
+    def spell(self, op: A.Spelled) -> str:
         return op.unicode if self._unicode else op.ascii
 
     # ---- modules and definitions --------------------------------------------------------------

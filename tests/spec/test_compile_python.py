@@ -10,8 +10,6 @@ checker's inference and the evaluator are independent code paths that must agree
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator
-from dataclasses import fields, is_dataclass
 from typing import Any
 
 import pytest
@@ -398,14 +396,7 @@ def test_unknown_node_is_loud() -> None:
         compile_module(module)
 
 
-def _nodes(root: object) -> Iterator[object]:
-    if isinstance(root, tuple):
-        for item in root:
-            yield from _nodes(item)
-    elif is_dataclass(root) and not isinstance(root, A.Span | type):
-        yield root
-        for f in fields(root):
-            yield from _nodes(getattr(root, f.name))
+_nodes = A.walk
 
 
 def test_the_value_table_covers_every_node_type() -> None:
