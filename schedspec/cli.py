@@ -11,13 +11,13 @@ import json
 import sys
 from collections import defaultdict
 from collections.abc import Sequence
-from typing import Any, TextIO
+from typing import TextIO
 
 from schedspec import __version__
 from schedspec.cluster import load
 from schedspec.errors import SchedspecError
-from schedspec.spec.check import Checked, check
-from schedspec.spec.errors import Severity, SpecSyntaxError, render_all
+from schedspec.spec.check import check
+from schedspec.spec.errors import Diagnostic, Severity, SpecSyntaxError, render_all
 from schedspec.spec.evaluate import Evaluation, PodResult, evaluate, reason
 from schedspec.spec.kube.views import VIEWS
 from schedspec.spec.load import BUNDLED, load_spec, read_spec, view_for
@@ -67,21 +67,21 @@ def main(argv: Sequence[str] | None = None) -> int:
 # ---- check --------------------------------------------------------------------------------
 
 
-def _check_one(spec: str, view: str | None) -> tuple[Checked | None, list[Any], str]:
+def _check_one(spec: str, view: str | None) -> tuple[list[Diagnostic], str]:
+    """The diagnostics of one spec (syntax, or the checker's) and its text."""
     file, text = read_spec(spec)
     try:
         module = parse(text, file)
     except SpecSyntaxError as err:
-        return None, list(err.diagnostics), text
+        return list(err.diagnostics), text
     chosen = view_for(module, view)
-    checked = check(module, chosen.schema if chosen else None)
-    return checked, list(checked.diagnostics), text
+    return list(check(module, chosen.schema if chosen else None).diagnostics), text
 
 
 def _check(args: argparse.Namespace, out: TextIO) -> int:
     all_diags, failed = [], False
     for spec in args.specs:
-        _, diags, text = _check_one(spec, args.view)
+        diags, text = _check_one(spec, args.view)
         failed |= any(d.severity is Severity.ERROR for d in diags)
         all_diags.extend(diags)
         if not args.json:

@@ -131,8 +131,6 @@ class _Explainer:
         value, err = self.evaluate(node, env)
         base = Trace(_text(self.program, node), node.span, value, err, node=node)
         binds = self._binds(node)
-        if binds is None:
-            return base
         forall = node.kind is A.QuantKind.FORALL
         if forall and value is not True:
             return self._counterexample(base, node, binds, env)
@@ -140,7 +138,7 @@ class _Explainer:
             return self._no_witness(base, node, binds, env)
         return base
 
-    def _binds(self, node: A.Quant) -> list[tuple[str, Any, A.Bound]] | None:
+    def _binds(self, node: A.Quant) -> list[tuple[str, Any, A.Bound]]:
         out: list[tuple[str, Any, A.Bound]] = []
         for b in node.bounds:
             domain = self.program.closure(b.domain)

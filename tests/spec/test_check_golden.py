@@ -16,8 +16,6 @@ and review the diff of the ``.expected`` files.
 
 from __future__ import annotations
 
-import os
-import sys
 from pathlib import Path
 
 import pytest
@@ -25,11 +23,7 @@ import pytest
 from schedspec.spec.check import Schema, check
 from schedspec.spec.errors import render_all
 from schedspec.spec.parse import parse
-
-ROOT = Path(__file__).resolve().parents[2]
-GOLDEN = Path("tests/golden/check")
-FIXTURES = sorted((ROOT / GOLDEN).glob("*.tla"))
-REGEN = os.environ.get("SCHEDSPEC_REGEN") == "1"
+from tests.golden import Golden
 
 
 def schema_for(source: str) -> Schema | None:
@@ -41,37 +35,24 @@ def schema_for(source: str) -> Schema | None:
 
 
 def rendered(fixture: Path) -> str:
-    source = fixture.read_text()
-    checked = check(parse(source, str(GOLDEN / fixture.name)), schema_for(source))
+    source = fixture.read_text("utf-8")
+    checked = check(parse(source, str(GOLDEN.folder / fixture.name)), schema_for(source))
     return render_all(checked.diagnostics, source)
 
 
-def expected_path(fixture: Path) -> Path:
-    return fixture.with_suffix(".expected")
+GOLDEN = Golden(Path("tests/golden/check"), rendered)
 
 
-def regenerate() -> None:
-    for fixture in FIXTURES:
-        out = rendered(fixture)
-        expected_path(fixture).write_text(out + "\n" if out else "")
-        print(f"wrote {expected_path(fixture).relative_to(ROOT)}")
-
-
-@pytest.mark.parametrize("fixture", FIXTURES, ids=lambda p: p.stem)
+@pytest.mark.parametrize("fixture", GOLDEN.fixtures, ids=lambda p: p.stem)
 def test_golden(fixture: Path) -> None:
-    if REGEN:
-        out = rendered(fixture)
-        expected_path(fixture).write_text(out + "\n" if out else "")
-    assert rendered(fixture) == expected_path(fixture).read_text().rstrip("\n")
+    GOLDEN.assert_matches(fixture)
 
 
 def test_every_code_has_a_fixture() -> None:
-    text = "\n".join(p.read_text() for p in (ROOT / GOLDEN).glob("*.expected"))
+    text = GOLDEN.expected_text()
     codes = [f"SPC{n}" for n in (101, 102, 103, 104, 105, 106, 107, 201, 202, 203, 204)]
     assert [c for c in codes if f": {c} " not in text] == []
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] != ["--regen"]:
-        sys.exit("usage: python3 -m tests.spec.test_check_golden --regen")
-    regenerate()
+    GOLDEN.main("tests.spec.test_check_golden")
