@@ -112,6 +112,7 @@ _B, _I, _S = frozenset({Kind.BOOLEAN}), frozenset({Kind.INTEGER}), frozenset({Ki
 _SEQ, _FN = frozenset({Kind.SEQUENCE}), frozenset({Kind.RECORD, Kind.SEQUENCE})
 _COLLECTION, _LAMBDA = frozenset({Kind.SET, Kind.SEQUENCE}), frozenset({Kind.LAMBDA})
 _RECORD, _ANY = frozenset({Kind.RECORD}), frozenset(Kind)
+_STR = frozenset({Kind.STRING})
 _WANTED = {_FN: "a function, record or sequence"}
 
 # operator → (left operand, right operand, result); = and ≠ are handled apart.
@@ -139,12 +140,31 @@ _BUILTIN_ARGS: dict[tuple[str, int], tuple[frozenset[Kind], ...]] = {
     ("Min", 1): (_COLLECTION,), ("Cardinality", 1): (_S,), ("Len", 1): (_SEQ,),
     ("Head", 1): (_SEQ,), ("Tail", 1): (_SEQ,), ("Append", 2): (_SEQ, _ANY),
     ("ToInt", 1): (frozenset({Kind.INTEGER, Kind.STRING}),),
+    ("FoldLeft", 3): (_LAMBDA, _ANY, _SEQ), ("SortSet", 2): (_S, _LAMBDA),
+    ("SumBy", 3): (_LAMBDA, _LAMBDA, _COLLECTION),
+    ("StartsWith", 2): (_STR, _STR), ("Contains", 2): (_STR, _STR),
+    ("FloatScale", 3): (_I, _I, _I), ("BalancedScore", 1): (_SEQ,),
+    ("SpreadScore", 1): (_FN,),
 }  # fmt: skip
 
 _BUILTIN_RESULTS: dict[str, Kind] = {
-    **dict.fromkeys(("Sum", "Max", "Min", "Cardinality", "Len", "ToInt"), Kind.INTEGER),
-    **dict.fromkeys(("Tail", "Append"), Kind.SEQUENCE),
-    "IsInt": Kind.BOOLEAN,
+    **dict.fromkeys(
+        (
+            "Sum",
+            "Max",
+            "Min",
+            "Cardinality",
+            "Len",
+            "ToInt",
+            "FloatScale",
+            "BalancedScore",
+            "SpreadScore",
+        ),
+        Kind.INTEGER,
+    ),
+    **dict.fromkeys(("Tail", "Append", "SortSet"), Kind.SEQUENCE),
+    "SumBy": Kind.RECORD,
+    **dict.fromkeys(("IsInt", "StartsWith", "Contains"), Kind.BOOLEAN),
 }
 
 _CONSTANT_ELEMENTS = {"Int": Kind.INTEGER, "Nat": Kind.INTEGER, "BOOLEAN": Kind.BOOLEAN,

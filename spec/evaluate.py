@@ -104,33 +104,45 @@ def _judge(spec: LoadedSpec, world: World, pod: Fcn, node_name: str, explain: bo
     program, view = spec.program, spec.view
     node = world.nodes[node_name]
     args = bind_arguments(program.definition(view.filter), pod, node, world)
-    score, score_error = _score(spec, world, pod, node)
     if not explain:
+        error = None
         try:
             verdict = "true" if program.call(view.filter, *args) is True else "false"
-            return PairResult(node_name, verdict, score=score, score_error=score_error)
         except EvalError as err:
-            return PairResult(node_name, "error", error=_error_text(err), score=score)
+            verdict, error = "error", _error_text(err)
+        score, score_error = _score(spec, world, pod, node, verdict)
+        return PairResult(node_name, verdict, error=error, score=score, score_error=score_error)
     trace = explain_call(program, view.filter, args)
     verdict = trace.outcome if trace.outcome in ("true", "false") else "error"
-    conjuncts = _top_conjuncts(spec, trace)
+    conjuncts = _top_conjuncts(trace)
     failures = tuple(c.label() for c in conjuncts if c.failed)
     error = _error_text(trace.error) if trace.error is not None else None
+    score, score_error = _score(spec, world, pod, node, verdict)
     return PairResult(node_name, verdict, failures, error, score, score_error, trace, conjuncts)
 
 
-def _top_conjuncts(spec: LoadedSpec, trace: Trace) -> tuple[Trace, ...]:
-    """The traces of the filter definition's top-level conjuncts (or its body, if not a ∧)."""
-    body_node = spec.program.definition(spec.view.filter).body
-    body = trace.children[0]
-    if isinstance(body_node, A.Junction) and body_node.op is A.JunctionOp.AND:
-        return body.children
-    return (body,)
+def _top_conjuncts(trace: Trace) -> tuple[Trace, ...]:
+    """The filter's conjuncts: below the entry point, through calls of one definition and the
+    branch an IF took, down to the first conjunction (the list of rules a user wants to see)."""
+    node = trace
+    while True:
+        if isinstance(node.node, A.Junction) and node.node.op is A.JunctionOp.AND:
+            return node.children
+        if node.definition is not None and len(node.children) == 1:
+            node = node.children[0]
+        elif isinstance(node.node, A.If) and len(node.children) == 2:
+            node = node.children[1]
+        else:
+            return (node,) if node is not trace else trace.children
 
 
-def _score(spec: LoadedSpec, world: World, pod: Fcn, node: Fcn) -> tuple[int | None, str | None]:
+def _score(
+    spec: LoadedSpec, world: World, pod: Fcn, node: Fcn, verdict: str
+) -> tuple[int | None, str | None]:
     name = spec.view.score
     if name is None or not spec.program.has(name):
+        return None, None
+    if spec.view.scores_feasible_only and verdict != "true":
         return None, None
     args = bind_arguments(spec.program.definition(name), pod, node, world)
     try:

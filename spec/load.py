@@ -21,7 +21,7 @@ from schedspec.spec.parse import parse
 
 __all__ = ["BUNDLED", "LoadedSpec", "load_spec", "read_spec"]
 
-BUNDLED = {"textbook": "textbook.tla"}
+BUNDLED = {"scheduler": "scheduler.tla", "kube": "scheduler.tla", "textbook": "textbook.tla"}
 
 
 @dataclass(frozen=True)

@@ -57,9 +57,29 @@ class _Target:
     body: Fn = field(default=lambda env: None)
     is_let: bool = False
     params: tuple[str, ...] = ()
+    memo: dict[Any, Value] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.params = tuple(p.name for p in self.definition.params)
+
+    def invoke(self, args: tuple[Value, ...]) -> Value:
+        """The body on ``args``, once per distinct argument tuple (see :class:`Program`)."""
+        key = _memo_key(args)
+        try:
+            return self.memo[key]
+        except KeyError:
+            pass
+        value = self.body(dict(zip(self.params, args, strict=True)))
+        self.memo[key] = value
+        return value
+
+
+def _memo_key(args: tuple[Value, ...]) -> Any:
+    # TRUE == 1 in Python; keep the two apart so a cached f(1) never answers f(TRUE).
+    for a in args:
+        if a.__class__ is bool:
+            return tuple((a.__class__, a) for a in args)
+    return args
 
 
 @dataclass(frozen=True)
@@ -74,7 +94,14 @@ class _Scope:
 
 
 class Program:
-    """A compiled module: call definitions by name, read any node's closure."""
+    """A compiled module: call definitions by name, read any node's closure.
+
+    Module definitions are pure functions of their arguments and the bound constants, so each is
+    evaluated once per distinct argument tuple and the value kept until the next :meth:`bind`.
+    A spec can therefore state a per-pod or per-node precomputation (kube-scheduler's PreFilter
+    state, a node's requested resources) as an ordinary definition and pay for it once. LET
+    definitions see their enclosing bindings and are not cached.
+    """
 
     def __init__(self, module: A.Module) -> None:
         self.module = module
@@ -89,6 +116,8 @@ class Program:
         """Set the free constants a view provides (``Objects``, …); returns self."""
         self.constants.clear()
         self.constants.update(constants)
+        for target in self._targets.values():
+            target.memo.clear()
         return self
 
     def has(self, name: str) -> bool:
@@ -105,8 +134,7 @@ class Program:
                 _arity_message(name, len(target.params), len(args)),
                 target.definition.span,
             )
-        env = dict(zip(target.params, args, strict=True))
-        return _guard_recursion(target.body, env, target.definition.span)
+        return _guard_recursion(lambda env: target.invoke(args), {}, target.definition.span)
 
     def closure(self, node: A.Expr) -> Fn:
         """The compiled closure of a node of this program's module."""
@@ -241,15 +269,30 @@ def _call_target(target: _Target, args: tuple[Fn, ...], node: A.Expr) -> Fn:
         return _raiser(_arity_message(name, len(params), len(args)), node.span)
     if target.is_let:
         return _call_let(target, args)
+    memo, invoke = target.memo, target.invoke
     if len(params) == 0:
-        return lambda env: target.body({})
+
+        def call0(env: Env) -> Value:
+            try:
+                return memo[()]
+            except KeyError:
+                return invoke(())
+
+        return call0
     if len(params) == 1:
-        (p0,), (a0,) = params, args
-        return lambda env: target.body({p0: a0(env)})
-    if len(params) == 2:
-        (p0, p1), (a0, a1) = params, args
-        return lambda env: target.body({p0: a0(env), p1: a1(env)})
-    return lambda env: target.body({p: a(env) for p, a in zip(params, args, strict=True)})
+        (a0,) = args
+
+        def call1(env: Env) -> Value:
+            x = a0(env)
+            if x.__class__ is not bool:
+                try:
+                    return memo[(x,)]
+                except KeyError:
+                    pass
+            return invoke((x,))
+
+        return call1
+    return lambda env: invoke(tuple(a(env) for a in args))
 
 
 def _call_let(target: _Target, args: tuple[Fn, ...]) -> Fn:

@@ -108,15 +108,15 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, TypeVar
+from typing import Any
 
 from schedspec.cluster import Cluster, milli_value, object_key, value
+from schedspec.spec.kube.records import RecordBuilder
 from schedspec.spec.values import Fcn, Value, record
 
 __all__ = ["ENUMS", "FIELDS", "TextbookWorld", "textbook_view"]
 
 _Obj = Mapping[str, Any]
-_V = TypeVar("_V", Fcn, frozenset[Any], tuple[Any, ...])
 
 FIELDS: frozenset[str] = frozenset(
     {
@@ -157,6 +157,10 @@ _RESOURCES: Mapping[str, tuple[str, Callable[[Any], int]]] = {
 _ALLOCATABLE_DEFAULTS = {"cpu": 0, "mem": 0, "pods": 0}
 
 
+def _resource_key(name: str) -> tuple[str, Callable[[Any], int]]:
+    return _RESOURCES.get(name, (name, value))
+
+
 @dataclass(frozen=True)
 class TextbookWorld:
     """A cluster as ``textbook.tla`` sees it.
@@ -194,25 +198,16 @@ def textbook_view(cluster: Cluster) -> TextbookWorld:
     )
 
 
-class _Builder:
-    """Builds records, sharing equal sub-values (5000 pods hold a few dozen distinct affinities)."""
+class _Builder(RecordBuilder):
+    """Builds the seed's records, sharing equal sub-values (:class:`~.records.RecordBuilder`)."""
 
-    __slots__ = ("_quantities", "_seen")
+    __slots__ = ()
 
-    def __init__(self) -> None:
-        self._seen: dict[Any, Any] = {}
-        self._quantities: dict[tuple[str, Any], tuple[str, int]] = {}
+    def _resources(self, quantities: Mapping[str, Any]) -> Fcn:
+        return self.intern(Fcn(self._converted(quantities)))
 
-    def _intern(self, v: _V) -> _V:
-        # Children are interned first, so equality checks on a hit stop at identical children.
-        seen: _V = self._seen.setdefault(v, v)
-        return seen
-
-    def _set(self, items: Iterable[Value]) -> frozenset[Any]:
-        return self._intern(frozenset(items))
-
-    def _map(self, m: Mapping[str, str] | None) -> Fcn:
-        return self._intern(Fcn(m or {}))
+    def _converted(self, quantities: Mapping[str, Any]) -> dict[str, int]:
+        return self.converted(quantities, _resource_key)
 
     # -- Pod -------------------------------------------------------------------------------------
 
@@ -222,12 +217,12 @@ class _Builder:
             Kind="Pod",
             Name=meta["name"],
             Namespace=meta.get("namespace", "default"),
-            Labels=self._map(meta.get("labels")),
-            Spec=self._intern(
+            Labels=self.map(meta.get("labels")),
+            Spec=self.intern(
                 record(
                     NodeName=spec.get("nodeName") or "",
-                    NodeSelector=self._map(spec.get("nodeSelector")),
-                    Tolerations=self._set(
+                    NodeSelector=self.map(spec.get("nodeSelector")),
+                    Tolerations=self.set(
                         self._toleration(t) for t in spec.get("tolerations") or ()
                     ),
                     Container=self._containers(spec.get("containers")),
@@ -235,11 +230,11 @@ class _Builder:
                     Affinity=self._affinity(spec.get("affinity") or {}),
                 )
             ),
-            Status=self._intern(record(Phase=p.get("status", {}).get("phase", "Pending"))),
+            Status=self.intern(record(Phase=p.get("status", {}).get("phase", "Pending"))),
         )
 
     def _toleration(self, t: _Obj) -> Fcn:
-        return self._intern(
+        return self.intern(
             record(
                 key=t.get("key", ""),
                 Operator=t.get("operator", ""),
@@ -249,31 +244,17 @@ class _Builder:
         )
 
     def _containers(self, cs: Iterable[_Obj] | None) -> tuple[Fcn, ...]:
-        return self._intern(tuple(self._container(c) for c in cs or ()))
+        return self.seq(self._container(c) for c in cs or ())
 
     def _container(self, c: _Obj) -> Fcn:
         requests = (c.get("resources") or {}).get("requests") or {}
-        resources = self._intern(record(Required=self._resources(requests)))
-        return self._intern(record(Name=c["name"], Resources=resources))
-
-    def _resources(self, quantities: Mapping[str, Any]) -> Fcn:
-        return self._intern(Fcn(self._converted(quantities)))
-
-    def _converted(self, quantities: Mapping[str, Any]) -> dict[str, int]:
-        """Quantities as the seed's integers; parsing dominates the cost, so each is parsed once."""
-        converted = {}
-        for name, q in quantities.items():
-            entry = self._quantities.get((name, q))
-            if entry is None:
-                key, convert = _RESOURCES.get(name, (name, value))
-                entry = self._quantities[name, q] = (key, convert(q))
-            converted[entry[0]] = entry[1]
-        return converted
+        resources = self.intern(record(Required=self._resources(requests)))
+        return self.intern(record(Name=c["name"], Resources=resources))
 
     # -- Affinity --------------------------------------------------------------------------------
 
     def _affinity(self, a: _Obj) -> Fcn:
-        return self._intern(
+        return self.intern(
             record(
                 NodeAffinity=self._node_affinity(a.get("nodeAffinity") or {}),
                 PodAffinity=self._pod_affinity(a.get("podAffinity") or {}),
@@ -284,39 +265,39 @@ class _Builder:
     def _node_affinity(self, na: _Obj) -> Fcn:
         required = na.get("requiredDuringSchedulingIgnoredDuringExecution") or {}
         preferred = na.get("preferredDuringSchedulingIgnoredDuringExecution") or ()
-        terms = self._set(self._term(t) for t in required.get("nodeSelectorTerms") or ())
-        weighted = self._set(
+        terms = self.set(self._term(t) for t in required.get("nodeSelectorTerms") or ())
+        weighted = self.set(
             self._term(w.get("preference") or {}, weight=w["weight"]) for w in preferred
         )
-        return self._intern(
+        return self.intern(
             record(
-                Required=self._intern(record(NodeSelectorTerms=terms)),
-                Preferred=self._intern(record(NodeSelectorTerms=weighted)),
+                Required=self.intern(record(NodeSelectorTerms=terms)),
+                Preferred=self.intern(record(NodeSelectorTerms=weighted)),
             )
         )
 
     def _term(self, t: _Obj, weight: int | None = None) -> Fcn:
         fields: dict[str, Value] = {
-            "MatchExpressions": self._set(self._nsr(r) for r in t.get("matchExpressions") or ()),
-            "MatchFields": self._set(self._nsr(r) for r in t.get("matchFields") or ()),
+            "MatchExpressions": self.set(self._nsr(r) for r in t.get("matchExpressions") or ()),
+            "MatchFields": self.set(self._nsr(r) for r in t.get("matchFields") or ()),
         }
         if weight is not None:
             fields["Weight"] = weight
-        return self._intern(Fcn(fields))
+        return self.intern(Fcn(fields))
 
     def _nsr(self, r: _Obj) -> Fcn:
-        values = self._set(r.get("values") or ())
-        return self._intern(
+        values = self.set(r.get("values") or ())
+        return self.intern(
             record(Key=r.get("key", ""), Operator=r.get("operator", ""), Value=values)
         )
 
     def _pod_affinity(self, pa: _Obj) -> Fcn:
         required = pa.get("requiredDuringSchedulingIgnoredDuringExecution") or ()
         preferred = pa.get("preferredDuringSchedulingIgnoredDuringExecution") or ()
-        return self._intern(
+        return self.intern(
             record(
-                Required=self._set(self._pa_term(t) for t in required),
-                Preferred=self._set(
+                Required=self.set(self._pa_term(t) for t in required),
+                Preferred=self.set(
                     self._pa_term(w.get("podAffinityTerm") or {}, weight=w["weight"])
                     for w in preferred
                 ),
@@ -326,22 +307,22 @@ class _Builder:
     def _pa_term(self, t: _Obj, weight: int | None = None) -> Fcn:
         fields: dict[str, Value] = {
             "TopologyKey": t.get("topologyKey", ""),
-            "Namespaces": self._set(t.get("namespaces") or ()),
+            "Namespaces": self.set(t.get("namespaces") or ()),
             "LabelSelector": self._label_selector(t.get("labelSelector") or {}),
         }
         if weight is not None:
             fields["Weight"] = weight
-        return self._intern(Fcn(fields))
+        return self.intern(Fcn(fields))
 
     def _label_selector(self, s: _Obj) -> Fcn:
-        requirements = self._set(self._lsr(r) for r in s.get("matchExpressions") or ())
-        return self._intern(
-            record(MatchLabels=self._map(s.get("matchLabels")), MatchExpression=requirements)
+        requirements = self.set(self._lsr(r) for r in s.get("matchExpressions") or ())
+        return self.intern(
+            record(MatchLabels=self.map(s.get("matchLabels")), MatchExpression=requirements)
         )
 
     def _lsr(self, r: _Obj) -> Fcn:
-        values = self._set(r.get("values") or ())
-        return self._intern(
+        values = self.set(r.get("values") or ())
+        return self.intern(
             record(Key=r.get("key", ""), Operator=r.get("operator", ""), Values=values)
         )
 
@@ -350,19 +331,19 @@ class _Builder:
     def node(self, n: _Obj) -> Fcn:
         meta, spec, status = n["metadata"], n.get("spec", {}), n.get("status", {})
         converted = self._converted(status.get("allocatable") or {})
-        allocatable = self._intern(Fcn({**_ALLOCATABLE_DEFAULTS, **converted}))
+        allocatable = self.intern(Fcn({**_ALLOCATABLE_DEFAULTS, **converted}))
         return record(
             Kind="Node",
             Name=meta["name"],
-            Labels=self._map(meta.get("labels")),
-            Spec=self._intern(
+            Labels=self.map(meta.get("labels")),
+            Spec=self.intern(
                 record(
                     Unschedulable=bool(spec.get("unschedulable", False)),
-                    Taints=self._set(self._taint(t) for t in spec.get("taints") or ()),
+                    Taints=self.set(self._taint(t) for t in spec.get("taints") or ()),
                 )
             ),
-            Status=self._intern(record(Phase=status.get("phase", ""), Allocatable=allocatable)),
+            Status=self.intern(record(Phase=status.get("phase", ""), Allocatable=allocatable)),
         )
 
     def _taint(self, t: _Obj) -> Fcn:
-        return self._intern(record(key=t["key"], value=t.get("value", ""), Effect=t["effect"]))
+        return self.intern(record(key=t["key"], value=t.get("value", ""), Effect=t["effect"]))

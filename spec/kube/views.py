@@ -16,7 +16,7 @@ from schedspec.cluster import Cluster
 from schedspec.errors import UsageError
 from schedspec.spec.ast import Definition
 from schedspec.spec.check import Schema
-from schedspec.spec.kube import textbook_view
+from schedspec.spec.kube import scheduler_view, textbook_view
 from schedspec.spec.values import Fcn, Value
 
 __all__ = ["VIEWS", "View", "World", "bind_arguments"]
@@ -45,6 +45,7 @@ class View:
     filter: str
     score: str | None
     doc: str
+    scores_feasible_only: bool = False  # scores are normalised over the feasible nodes
 
 
 _ROLES = {
@@ -54,6 +55,20 @@ _ROLES = {
 }
 
 VIEWS: dict[str, View] = {
+    "scheduler": View(
+        name="scheduler",
+        schema=Schema(
+            fields=scheduler_view.FIELDS,
+            enums=scheduler_view.ENUMS,
+            constants=frozenset({"Pods", "Nodes", "PodsOn", "NamespaceLabels", "PDBs", "Now"}),
+            name="scheduler view",
+        ),
+        build=scheduler_view.scheduler_view,
+        filter="Feasible",
+        score="Viability",
+        doc="docs/scheduler-view.md",
+        scores_feasible_only=True,
+    ),
     "textbook": View(
         name="textbook",
         schema=Schema(

@@ -1,0 +1,852 @@
+---------------------------- MODULE scheduler ----------------------------
+(***************************************************************************)
+(* kube-scheduler v1.34, default profile, default feature gates: its       *)
+(* filters, scores and preemption victims as predicates over the real API  *)
+(* shape (docs/scheduler-view.md; spec/kube/scheduler_view.py).            *)
+(*                                                                         *)
+(* One definition per rule, named as the impl's plugins name them. Each    *)
+(* section cites the upstream file it formalises: paths are in             *)
+(* k8s.io/kubernetes v1.34 unless another module is named. The textbook    *)
+(* spec (textbook.tla) differs from this one in the 44 ways of the         *)
+(* reference's section 2; tests/spec/scenarios pin them.                   *)
+(*                                                                         *)
+(* Placements. A placement W maps every node name to the pods counted on   *)
+(* it. Snapshot is the cluster's own; Feasible's two-pass rule adds        *)
+(* nominated pods, and preemption removes victims. Filters that read other *)
+(* pods take W (FitOKIn, ...), and their two-argument forms (FitOK, ...)   *)
+(* read Snapshot.                                                          *)
+(*                                                                         *)
+(* Constants from the view: Pods, Nodes, PodsOn, NamespaceLabels, PDBs,    *)
+(* Now.                                                                    *)
+(*                                                                         *)
+(* Declared, not modelled: volume plugins and DynamicResources (out of     *)
+(* scope); plugin args other than the defaults (no addedAffinity, no       *)
+(* ignoredResources, hardPodAffinityWeight 1); PodTopologySpread system    *)
+(* default constraints (they need Services/ReplicaSets, which the input    *)
+(* does not carry, and upstream builds none without them); the sampling   *)
+(* of nodes to score (numFeasibleNodesToFind) and the candidate sampling   *)
+(* of preemption: this spec judges every node.                             *)
+(***************************************************************************)
+
+\* ======================================================================
+\* Values
+\* ======================================================================
+
+Elems(s) ≝ {s[i] : i ∈ DOMAIN s}
+
+Get(f, k) ≝ IF k ∈ DOMAIN f THEN f[k] ELSE 0
+
+Labels(x) ≝ x.metadata.labels
+
+NodeName(n) ≝ n.metadata.name
+
+Priority(q) ≝ q.spec.priority
+
+ArgMin(S, F) ≝ {x ∈ S : ∀ y ∈ S : F(x) ≤ F(y)}
+
+ArgMax(S, F) ≝ {x ∈ S : ∀ y ∈ S : F(y) ≤ F(x)}
+
+\* ======================================================================
+\* Which pods count on a node: the scheduler cache's NodeInfo.
+\* upstream: pkg/scheduler/scheduler.go (newPodInformer drops Succeeded and
+\* Failed pods), pkg/scheduler/backend/cache/cache.go, framework/types.go
+\* ======================================================================
+
+Terminal(q) ≝ q.status.phase ∈ {"Succeeded", "Failed"}
+
+Terminating(q) ≝ q.metadata.deletionTimestamp ≠ ""
+
+Snapshot ≝ [m ∈ DOMAIN PodsOn ↦ {q ∈ PodsOn[m] : ¬Terminal(q)}]
+
+On(W, n) ≝ W[NodeName(n)]
+
+PendingPods ≝ {q ∈ Pods : q.spec.nodeName = "" ∧ ¬Terminal(q)}
+
+Place(W, n, S) ≝ [m ∈ DOMAIN W ↦ IF m = NodeName(n) THEN W[m] ∪ S ELSE W[m]]
+
+Without(W, n, S) ≝ [m ∈ DOMAIN W ↦ IF m = NodeName(n) THEN W[m] \ S ELSE W[m]]
+
+\* ======================================================================
+\* Label selectors.
+\* upstream: k8s.io/apimachinery pkg/labels/selector.go (Requirement.Matches,
+\* NewRequirement), pkg/apis/meta/v1/helpers.go (LabelSelectorAsSelector)
+\* A nil selector (the field absent) matches nothing; {} matches everything.
+\* ======================================================================
+
+SelectorValid(s) ≝
+  ∀ r ∈ s.matchExpressions :
+    CASE r.operator ∈ {"In", "NotIn"}           → r.values ≠ {}
+      [] r.operator ∈ {"Exists", "DoesNotExist"} → r.values = {}
+      [] OTHER                                   → FALSE
+
+SelectorRequirementOK(r, L) ≝
+  CASE r.operator = "In"           → r.key ∈ DOMAIN L ∧ L[r.key] ∈ r.values
+    [] r.operator = "NotIn"        → r.key ∉ DOMAIN L ∨ L[r.key] ∉ r.values
+    [] r.operator = "Exists"       → r.key ∈ DOMAIN L
+    [] r.operator = "DoesNotExist" → r.key ∉ DOMAIN L
+    [] OTHER                       → FALSE
+
+SelectorMatches(s, L) ≝
+  ∧ SelectorValid(s)
+  ∧ ∀ k ∈ DOMAIN s.matchLabels : k ∈ DOMAIN L ∧ L[k] = s.matchLabels[k]
+  ∧ ∀ r ∈ s.matchExpressions : SelectorRequirementOK(r, L)
+
+SelectorEmpty(s) ≝ DOMAIN s.matchLabels = {} ∧ s.matchExpressions = {}
+
+\* ======================================================================
+\* NodeUnschedulable.
+\* upstream: pkg/scheduler/framework/plugins/nodeunschedulable/node_unschedulable.go
+\* Tolerations: k8s.io/api core/v1/toleration.go ToleratesTaint (v0.34)
+\* ======================================================================
+
+Tolerates(t, x) ≝
+  ∧ t.effect = "" ∨ t.effect = x.effect
+  ∧ t.key = "" ∨ t.key = x.key
+  ∧ CASE t.operator ∈ {"", "Equal"} → t.value = x.value
+      [] t.operator = "Exists"       → TRUE
+      [] OTHER                       → FALSE
+
+UnschedulableTaint ≝
+  [key ↦ "node.kubernetes.io/unschedulable", value ↦ "", effect ↦ "NoSchedule"]
+
+NodeUnschedulableOK(p, n) ≝
+  ∨ ¬n.spec.unschedulable
+  ∨ ∃ t ∈ p.spec.tolerations : Tolerates(t, UnschedulableTaint)
+
+\* ======================================================================
+\* NodeName.  upstream: pkg/scheduler/framework/plugins/nodename/node_name.go
+\* ======================================================================
+
+NodeNameOK(p, n) ≝ p.spec.nodeName = "" ∨ p.spec.nodeName = NodeName(n)
+
+\* ======================================================================
+\* TaintToleration (Filter).
+\* upstream: pkg/scheduler/framework/plugins/tainttoleration/taint_toleration.go,
+\* plugins/helper/taint.go DoNotScheduleTaintsFilterFunc; component-helpers
+\* scheduling/corev1/helpers.go FindMatchingUntoleratedTaint
+\* Only NoSchedule and NoExecute taints filter; PreferNoSchedule only scores.
+\* ======================================================================
+
+FilteringTaint(x) ≝ x.effect ∈ {"NoSchedule", "NoExecute"}
+
+Tolerated(p, x) ≝ ∃ t ∈ p.spec.tolerations : Tolerates(t, x)
+
+TaintsOK(p, n) ≝ ∀ x ∈ n.spec.taints : FilteringTaint(x) ⇒ Tolerated(p, x)
+
+UntoleratedTaints(p, n) ≝ {x ∈ n.spec.taints : FilteringTaint(x) ∧ ¬Tolerated(p, x)}
+
+\* ======================================================================
+\* NodeAffinity (Filter): nodeSelector ∧ required node affinity.
+\* upstream: pkg/scheduler/framework/plugins/nodeaffinity/node_affinity.go;
+\* component-helpers scheduling/corev1/nodeaffinity/nodeaffinity.go
+\* (NewLazyErrorNodeSelector: empty terms skipped, a term that fails to
+\* parse is skipped, the rest ORed; nodeSelectorRequirementsAsFieldSelector)
+\* ======================================================================
+
+NodeRequirementValid(r) ≝
+  CASE r.operator ∈ {"In", "NotIn"}           → Len(r.values) > 0
+    [] r.operator ∈ {"Exists", "DoesNotExist"} → Len(r.values) = 0
+    [] r.operator ∈ {"Gt", "Lt"}               → Len(r.values) = 1 ∧ IsInt(r.values[1])
+    [] OTHER                                   → FALSE
+
+NodeRequirementOK(r, L) ≝
+  CASE r.operator = "In"           → r.key ∈ DOMAIN L ∧ L[r.key] ∈ Elems(r.values)
+    [] r.operator = "NotIn"        → r.key ∉ DOMAIN L ∨ L[r.key] ∉ Elems(r.values)
+    [] r.operator = "Exists"       → r.key ∈ DOMAIN L
+    [] r.operator = "DoesNotExist" → r.key ∉ DOMAIN L
+    [] r.operator = "Gt"           → ∧ r.key ∈ DOMAIN L
+                                      ∧ IsInt(L[r.key])
+                                      ∧ ToInt(L[r.key]) > ToInt(r.values[1])
+    [] r.operator = "Lt"           → ∧ r.key ∈ DOMAIN L
+                                      ∧ IsInt(L[r.key])
+                                      ∧ ToInt(L[r.key]) < ToInt(r.values[1])
+    [] OTHER                       → FALSE
+
+\* A node's only field is metadata.name; any other field key reads "".
+FieldValue(n, k) ≝ IF k = "metadata.name" THEN NodeName(n) ELSE ""
+
+FieldRequirementValid(f) ≝ f.operator ∈ {"In", "NotIn"} ∧ Len(f.values) = 1
+
+FieldRequirementOK(f, n) ≝
+  IF f.operator = "In" THEN FieldValue(n, f.key) = f.values[1]
+                       ELSE FieldValue(n, f.key) ≠ f.values[1]
+
+TermEmpty(T) ≝ T.matchExpressions = {} ∧ T.matchFields = {}
+
+TermValid(T) ≝
+  ∧ ∀ r ∈ T.matchExpressions : NodeRequirementValid(r)
+  ∧ ∀ f ∈ T.matchFields : FieldRequirementValid(f)
+
+NodeTermMatches(T, n) ≝
+  ∧ ¬TermEmpty(T)
+  ∧ TermValid(T)
+  ∧ ∀ r ∈ T.matchExpressions : NodeRequirementOK(r, Labels(n))
+  ∧ ∀ f ∈ T.matchFields : FieldRequirementOK(f, n)
+
+NodeSelectorOK(p, n) ≝
+  ∀ k ∈ DOMAIN p.spec.nodeSelector :
+    k ∈ DOMAIN Labels(n) ∧ Labels(n)[k] = p.spec.nodeSelector[k]
+
+HasRequiredNodeAffinity(p) ≝
+  "requiredDuringSchedulingIgnoredDuringExecution" ∈ DOMAIN p.spec.affinity.nodeAffinity
+
+RequiredNodeTerms(p) ≝
+  Elems(p.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms)
+
+RequiredNodeAffinityOK(p, n) ≝
+  ∨ ¬HasRequiredNodeAffinity(p)
+  ∨ ∃ T ∈ RequiredNodeTerms(p) : NodeTermMatches(T, n)
+
+NodeAffinityOK(p, n) ≝ NodeSelectorOK(p, n) ∧ RequiredNodeAffinityOK(p, n)
+
+\* ======================================================================
+\* NodePorts.
+\* upstream: pkg/scheduler/framework/plugins/nodeports/node_ports.go,
+\* pkg/scheduler/util/utils.go GetHostPorts (sidecars' ports count),
+\* k8s.io/kube-scheduler framework/types.go HostPortInfo.CheckConflict
+\* ======================================================================
+
+RunningContainers(p) ≝
+  Elems(p.spec.containers) ∪ {c ∈ Elems(p.spec.initContainers) : c.restartPolicy = "Always"}
+
+HostPort(pt) ≝
+  [ip ↦ IF pt.hostIP = "" THEN "0.0.0.0" ELSE pt.hostIP,
+   protocol ↦ pt.protocol,
+   port ↦ pt.hostPort]
+
+HostPorts(p) ≝
+  {HostPort(pt) : c ∈ RunningContainers(p), pt ∈ {pt ∈ c.ports : pt.hostPort > 0}}
+
+UsedPorts(n, W) ≝ {hp : q ∈ On(W, n), hp ∈ HostPorts(q)}
+
+PortConflict(w, U) ≝
+  ∃ u ∈ U : ∧ u.protocol = w.protocol
+            ∧ u.port = w.port
+            ∧ w.ip = "0.0.0.0" ∨ u.ip ∈ {"0.0.0.0", w.ip}
+
+ConflictingPorts(p, n, W) ≝ {w ∈ HostPorts(p) : PortConflict(w, UsedPorts(n, W))}
+
+PortsOKIn(p, n, W) ≝ ∀ w ∈ HostPorts(p) : ¬PortConflict(w, UsedPorts(n, W))
+
+PortsOK(p, n) ≝ PortsOKIn(p, n, Snapshot)
+
+\* ======================================================================
+\* Effective pod requests.
+\* upstream: k8s.io/component-helpers resource/helpers.go PodRequests,
+\* AggregateContainerRequests (v0.34): app containers and sidecars summed;
+\* each init container adds the sidecars started before it; the larger
+\* wins; pod-level requests (PodLevelResources, beta, on) replace cpu,
+\* memory and hugepages; overhead is added. D gives the per-container
+\* defaults for missing requests (scoring's non-zero requests).
+\* ======================================================================
+
+NoDefaults ≝ [r ∈ {} ↦ r]
+
+\* schedutil.DefaultMilliCPURequest and DefaultMemoryRequest (200 MiB)
+NonZeroDefaults ≝ [cpu ↦ 100, memory ↦ 209715200]
+
+\* In-place resize (InPlacePodVerticalScaling, beta, on in 1.34): a container
+\* with a status counts the largest of its spec, actuated and allocated
+\* requests, or only the status ones while the resize is Infeasible.
+\* Only app containers and sidecars read their status.
+ResizeInfeasible(q) ≝
+  ∃ c ∈ q.status.conditions : c.type = "PodResizePending" ∧ c.reason = "Infeasible"
+
+MaxList(a, b) ≝ [r ∈ DOMAIN a ∪ DOMAIN b ↦ Max({Get(a, r), Get(b, r)})]
+
+ContainerRequests(q, c, useStatus) ≝
+  IF useStatus ∧ "statusResources" ∈ DOMAIN c
+  THEN LET st ≝ MaxList(c.statusResources.requests, c.statusResources.allocatedResources)
+       IN  IF ResizeInfeasible(q) THEN st ELSE MaxList(c.resources.requests, st)
+  ELSE c.resources.requests
+
+ContainerRequest(q, c, useStatus, r, D) ≝
+  LET reqs ≝ ContainerRequests(q, c, useStatus)
+  IN  IF r ∈ DOMAIN reqs THEN reqs[r] ELSE Get(D, r)
+
+Sidecar(c) ≝ c.restartPolicy = "Always"
+
+SidecarRequestsBefore(p, i, r, D) ≝
+  LET inits ≝ p.spec.initContainers
+  IN  Sum(LAMBDA j : IF Sidecar(inits[j]) THEN ContainerRequest(p, inits[j], TRUE, r, D) ELSE 0,
+          {j ∈ DOMAIN inits : j < i})
+
+ContainersRequest(p, r, D) ≝
+  LET inits ≝ p.spec.initContainers
+      apps  ≝ p.spec.containers
+      app   ≝ Sum(LAMBDA i : ContainerRequest(p, apps[i], TRUE, r, D), DOMAIN apps)
+      side  ≝ SidecarRequestsBefore(p, Len(inits) + 1, r, D)
+  IN  Max({app + side} ∪
+          {ContainerRequest(p, inits[i], Sidecar(inits[i]), r, D)
+             + SidecarRequestsBefore(p, i, r, D) : i ∈ DOMAIN inits})
+
+PodLevelResource(r) ≝ r ∈ {"cpu", "memory"} ∨ StartsWith(r, "hugepages-")
+
+PodLevelRequest(p, r) ≝ PodLevelResource(r) ∧ r ∈ DOMAIN p.spec.resources.requests
+
+PodRequest(p, r, D) ≝
+  (IF PodLevelRequest(p, r) THEN p.spec.resources.requests[r] ELSE ContainersRequest(p, r, D))
+  + Get(p.spec.overhead, r)
+
+RequestedNames(p) ≝
+  {r : c ∈ Elems(p.spec.containers) ∪ Elems(p.spec.initContainers),
+       r ∈ DOMAIN ContainerRequests(p, c, TRUE)}
+  ∪ DOMAIN p.spec.overhead
+  ∪ {r ∈ DOMAIN p.spec.resources.requests : PodLevelResource(r)}
+
+Requests(p) ≝ [r ∈ RequestedNames(p) ↦ PodRequest(p, r, NoDefaults)]
+
+Requested(n, W, r) ≝ Sum(LAMBDA q : Get(Requests(q), r), On(W, n))
+
+Allocatable(n, r) ≝ Get(n.status.allocatable, r)
+
+\* ======================================================================
+\* NodeResourcesFit (Filter).
+\* upstream: pkg/scheduler/framework/plugins/noderesources/fit.go fitsRequest;
+\* pkg/scheduler/util/utils.go IsScalarResourceName
+\* The pod count is always checked; a resource is checked only when the pod
+\* requests more than 0 of it; an unadvertised extended resource has 0.
+\* ======================================================================
+
+ScalarResource(r) ≝
+  ∨ Contains(r, "/") ∧ ¬StartsWith(r, "requests.")
+  ∨ StartsWith(r, "hugepages-")
+  ∨ StartsWith(r, "attachable-volumes-")
+
+FitResource(r) ≝ r ∈ {"cpu", "memory", "ephemeral-storage"} ∨ ScalarResource(r)
+
+TooManyPods(n, W) ≝ Cardinality(On(W, n)) + 1 > Allocatable(n, "pods")
+
+InsufficientResources(p, n, W) ≝
+  {r ∈ DOMAIN Requests(p) : ∧ FitResource(r)
+                            ∧ Requests(p)[r] > 0
+                            ∧ Requests(p)[r] > Allocatable(n, r) - Requested(n, W, r)}
+
+FitOKIn(p, n, W) ≝ ¬TooManyPods(n, W) ∧ InsufficientResources(p, n, W) = {}
+
+FitOK(p, n) ≝ FitOKIn(p, n, Snapshot)
+
+\* v1.34: a request larger than the whole allocatable cannot be helped by preemption.
+FitUnresolvable(p, n, W) ≝
+  ∃ r ∈ InsufficientResources(p, n, W) : Requests(p)[r] > Allocatable(n, r)
+
+\* ======================================================================
+\* PodTopologySpread (Filter: DoNotSchedule constraints).
+\* upstream: pkg/scheduler/framework/plugins/podtopologyspread/common.go
+\* (filterTopologySpreadConstraints, mergeLabelSetWithSelector,
+\* countPodsMatchSelector), filtering.go (calPreFilterState, Filter)
+\* ======================================================================
+
+Spread(p) ≝ p.spec.topologySpreadConstraints
+
+SpreadIndices(p, action) ≝ {i ∈ DOMAIN Spread(p) : Spread(p)[i].whenUnsatisfiable = action}
+
+\* The constraint's selector with matchLabelKeys merged from p's labels; nil stays nil.
+SpreadSelects(p, c, L) ≝
+  ∧ "labelSelector" ∈ DOMAIN c
+  ∧ SelectorMatches(c.labelSelector, L)
+  ∧ ∀ k ∈ c.matchLabelKeys :
+      k ∈ DOMAIN Labels(p) ⇒ k ∈ DOMAIN L ∧ L[k] = Labels(p)[k]
+
+SpreadSelectorEmpty(p, c) ≝
+  ∧ "labelSelector" ∈ DOMAIN c
+  ∧ SelectorEmpty(c.labelSelector)
+  ∧ ∀ k ∈ c.matchLabelKeys : k ∉ DOMAIN Labels(p)
+
+SpreadValid(p, action) ≝
+  ∀ i ∈ SpreadIndices(p, action) :
+    "labelSelector" ∉ DOMAIN Spread(p)[i] ∨ SelectorValid(Spread(p)[i].labelSelector)
+
+\* Pods on m that constraint c counts: p's namespace, not terminating, selected.
+SpreadCount(p, c, m, W) ≝
+  IF SpreadSelectorEmpty(p, c) THEN 0
+  ELSE Cardinality({q ∈ On(W, m) : ∧ q.metadata.namespace = p.metadata.namespace
+                                   ∧ ¬Terminating(q)
+                                   ∧ SpreadSelects(p, c, Labels(q))})
+
+HasSpreadKeys(p, m, action) ≝
+  ∀ i ∈ SpreadIndices(p, action) : Spread(p)[i].topologyKey ∈ DOMAIN Labels(m)
+
+InclusionPoliciesOK(p, c, m) ≝
+  ∧ c.nodeAffinityPolicy = "Honor" ⇒ NodeAffinityOK(p, m)
+  ∧ c.nodeTaintsPolicy = "Honor" ⇒ TaintsOK(p, m)
+
+SpreadDomainCounts(p, i, W) ≝
+  LET c ≝ Spread(p)[i]
+  IN  SumBy(LAMBDA m : SpreadCount(p, c, m, W),
+            LAMBDA m : Labels(m)[c.topologyKey],
+            {m ∈ Nodes : HasSpreadKeys(p, m, "DoNotSchedule") ∧ InclusionPoliciesOK(p, c, m)})
+
+SpreadMinMatch(p, i, W) ≝
+  LET d ≝ SpreadDomainCounts(p, i, W)
+  IN  IF Cardinality(DOMAIN d) < Spread(p)[i].minDomains THEN 0
+      ELSE Min({d[v] : v ∈ DOMAIN d})
+
+SpreadSkew(p, i, n, W) ≝
+  LET c ≝ Spread(p)[i]
+  IN  Get(SpreadDomainCounts(p, i, W), Labels(n)[c.topologyKey])
+      + (IF SpreadSelects(p, c, Labels(p)) THEN 1 ELSE 0)
+      - SpreadMinMatch(p, i, W)
+
+SpreadConstraintOK(p, i, n, W) ≝
+  ∧ Spread(p)[i].topologyKey ∈ DOMAIN Labels(n)
+  ∧ SpreadSkew(p, i, n, W) ≤ Spread(p)[i].maxSkew
+
+SpreadOKIn(p, n, W) ≝
+  ∧ SpreadValid(p, "DoNotSchedule")
+  ∧ ∀ i ∈ SpreadIndices(p, "DoNotSchedule") : SpreadConstraintOK(p, i, n, W)
+
+SpreadOK(p, n) ≝ SpreadOKIn(p, n, Snapshot)
+
+\* The first failing constraint decides the status: a missing key is Unresolvable.
+SpreadUnresolvable(p, n, W) ≝
+  LET failing ≝ {i ∈ SpreadIndices(p, "DoNotSchedule") : ¬SpreadConstraintOK(p, i, n, W)}
+  IN  failing ≠ {} ∧ Spread(p)[Min(failing)].topologyKey ∉ DOMAIN Labels(n)
+
+\* ======================================================================
+\* InterPodAffinity (Filter).
+\* upstream: pkg/scheduler/framework/plugins/interpodaffinity/filtering.go;
+\* k8s.io/kube-scheduler framework/types.go AffinityTerm.Matches;
+\* pkg/scheduler/framework/types.go (getNamespacesFromPodAffinityTerm).
+\* matchLabelKeys/mismatchLabelKeys are merged into the labelSelector by
+\* the API server at pod creation (KEP-3633); the spec merges them here.
+\* ======================================================================
+
+AffinityTerms(q, kind) ≝ q.spec.affinity[kind].requiredDuringSchedulingIgnoredDuringExecution
+
+WeightedAffinityTerms(q, kind) ≝ q.spec.affinity[kind].preferredDuringSchedulingIgnoredDuringExecution
+
+TermNamespaces(owner, t) ≝
+  IF t.namespaces = {} ∧ "namespaceSelector" ∉ DOMAIN t
+  THEN {owner.metadata.namespace} ELSE t.namespaces
+
+PodTermSelects(owner, t, L) ≝
+  ∧ "labelSelector" ∈ DOMAIN t
+  ∧ SelectorMatches(t.labelSelector, L)
+  ∧ ∀ k ∈ t.matchLabelKeys :
+      k ∈ DOMAIN Labels(owner) ⇒ k ∈ DOMAIN L ∧ L[k] = Labels(owner)[k]
+  ∧ ∀ k ∈ t.mismatchLabelKeys :
+      k ∈ DOMAIN Labels(owner) ⇒ k ∉ DOMAIN L ∨ L[k] ≠ Labels(owner)[k]
+
+\* Does the term t, carried by owner, select pod q?
+PodTermMatches(owner, t, q) ≝
+  ∧ ∨ q.metadata.namespace ∈ TermNamespaces(owner, t)
+    ∨ ∧ "namespaceSelector" ∈ DOMAIN t
+      ∧ SelectorMatches(t.namespaceSelector, NamespaceLabels[q.metadata.namespace])
+  ∧ PodTermSelects(owner, t, Labels(q))
+
+PodTermValid(t) ≝
+  ∧ "labelSelector" ∉ DOMAIN t ∨ SelectorValid(t.labelSelector)
+  ∧ "namespaceSelector" ∉ DOMAIN t ∨ SelectorValid(t.namespaceSelector)
+
+\* NewPodInfo parses every term; one that fails rejects the pod at PreFilter.
+AffinityTermsValid(p) ≝
+  ∀ kind ∈ {"podAffinity", "podAntiAffinity"} :
+    ∧ ∀ t ∈ AffinityTerms(p, kind) : PodTermValid(t)
+    ∧ ∀ w ∈ Elems(WeightedAffinityTerms(p, kind)) : PodTermValid(w.podAffinityTerm)
+
+\* podMatchesAllAffinityTerms: ONE pod must match ALL of p's required terms.
+MatchesAllAffinityTerms(p, q) ≝
+  LET A ≝ AffinityTerms(p, "podAffinity")
+  IN  A ≠ {} ∧ ∀ t ∈ A : PodTermMatches(p, t, q)
+
+Domain(m, k) ≝ ⟨k, Labels(m)[k]⟩
+
+\* PreFilter's affinityCounts: the topology pairs holding a pod that matches all terms.
+AffinityDomains(p, W) ≝
+  {Domain(m, t.topologyKey) :
+     m ∈ {m ∈ Nodes : ∃ q ∈ On(W, m) : MatchesAllAffinityTerms(p, q)},
+     t ∈ {t ∈ AffinityTerms(p, "podAffinity") : t.topologyKey ∈ DOMAIN Labels(m)}}
+
+AntiAffinityDomains(p, W) ≝
+  {Domain(m, t.topologyKey) :
+     m ∈ Nodes,
+     q ∈ On(W, m),
+     t ∈ {t ∈ AffinityTerms(p, "podAntiAffinity") :
+            t.topologyKey ∈ DOMAIN Labels(m) ∧ PodTermMatches(p, t, q)}}
+
+\* existingAntiAffinityCounts: domains of existing pods whose required anti-affinity selects p.
+ExistingAntiAffinityDomains(p, W) ≝
+  {Domain(m, t.topologyKey) :
+     m ∈ Nodes,
+     q ∈ On(W, m),
+     t ∈ {t ∈ AffinityTerms(q, "podAntiAffinity") :
+            t.topologyKey ∈ DOMAIN Labels(m) ∧ PodTermMatches(q, t, p)}}
+
+PodAffinityOKIn(p, n, W) ≝
+  LET A ≝ AffinityTerms(p, "podAffinity")
+      D ≝ AffinityDomains(p, W)
+  IN  ∧ ∀ t ∈ A : t.topologyKey ∈ DOMAIN Labels(n)
+      ∧ ∨ ∀ t ∈ A : Domain(n, t.topologyKey) ∈ D
+        ∨ D = {} ∧ MatchesAllAffinityTerms(p, p)
+
+PodAntiAffinityOKIn(p, n, W) ≝
+  ∀ t ∈ AffinityTerms(p, "podAntiAffinity") :
+    t.topologyKey ∈ DOMAIN Labels(n) ⇒ Domain(n, t.topologyKey) ∉ AntiAffinityDomains(p, W)
+
+ExistingAntiAffinityOKIn(p, n, W) ≝
+  ∀ k ∈ DOMAIN Labels(n) : Domain(n, k) ∉ ExistingAntiAffinityDomains(p, W)
+
+InterPodAffinityOKIn(p, n, W) ≝
+  ∧ AffinityTermsValid(p)
+  ∧ PodAffinityOKIn(p, n, W)
+  ∧ PodAntiAffinityOKIn(p, n, W)
+  ∧ ExistingAntiAffinityOKIn(p, n, W)
+
+PodAffinityOK(p, n) ≝ PodAffinityOKIn(p, n, Snapshot)
+
+PodAntiAffinityOK(p, n) ≝ PodAntiAffinityOKIn(p, n, Snapshot)
+
+ExistingAntiAffinityOK(p, n) ≝ ExistingAntiAffinityOKIn(p, n, Snapshot)
+
+InterPodAffinityOK(p, n) ≝ InterPodAffinityOKIn(p, n, Snapshot)
+
+\* ======================================================================
+\* Feasible: the Filter plugins in profile order, with nominated pods.
+\* upstream: pkg/scheduler/framework/runtime/framework.go
+\* (RunFilterPluginsWithNominatedPods, addGENominatedPods)
+\* Pass 1 adds the pods nominated to n whose priority is at least p's; if
+\* any were added and pass 1 succeeds, pass 2 runs without them. Both must
+\* pass: the nominated pods reserve room, yet p may not rely on them.
+\* ======================================================================
+
+FiltersIn(p, n, W) ≝
+  ∧ NodeUnschedulableOK(p, n)
+  ∧ NodeNameOK(p, n)
+  ∧ TaintsOK(p, n)
+  ∧ NodeAffinityOK(p, n)
+  ∧ PortsOKIn(p, n, W)
+  ∧ FitOKIn(p, n, W)
+  ∧ SpreadOKIn(p, n, W)
+  ∧ InterPodAffinityOKIn(p, n, W)
+
+NominatedFor(p, n) ≝
+  {q ∈ PendingPods : ∧ q.status.nominatedNodeName = NodeName(n)
+                     ∧ Priority(q) ≥ Priority(p)
+                     ∧ q.metadata.uid ≠ p.metadata.uid}
+
+FeasibleIn(p, n, W) ≝
+  IF NominatedFor(p, n) = {} THEN FiltersIn(p, n, W)
+  ELSE FiltersIn(p, n, Place(W, n, NominatedFor(p, n))) ∧ FiltersIn(p, n, W)
+
+Feasible(p, n) ≝ FeasibleIn(p, n, Snapshot)
+
+FeasibleNodes(p) ≝ {n ∈ Nodes : Feasible(p, n)}
+
+\* The status code of the first Filter plugin that rejects p on n (PreFilter
+\* rejections first: PodTopologySpread's Error, InterPodAffinity's parse error).
+FilterStatusIn(p, n, W) ≝
+  CASE ¬SpreadValid(p, "DoNotSchedule")     → "Error"
+    [] ¬AffinityTermsValid(p)               → "UnschedulableAndUnresolvable"
+    [] ¬NodeUnschedulableOK(p, n)           → "UnschedulableAndUnresolvable"
+    [] ¬NodeNameOK(p, n)                    → "UnschedulableAndUnresolvable"
+    [] ¬TaintsOK(p, n)                      → "UnschedulableAndUnresolvable"
+    [] ¬NodeAffinityOK(p, n)                → "UnschedulableAndUnresolvable"
+    [] ¬PortsOKIn(p, n, W)                  → "Unschedulable"
+    [] ¬FitOKIn(p, n, W)                    → IF FitUnresolvable(p, n, W)
+                                              THEN "UnschedulableAndUnresolvable"
+                                              ELSE "Unschedulable"
+    [] ¬SpreadOKIn(p, n, W)                 → IF SpreadUnresolvable(p, n, W)
+                                              THEN "UnschedulableAndUnresolvable"
+                                              ELSE "Unschedulable"
+    [] ¬PodAffinityOKIn(p, n, W)            → "UnschedulableAndUnresolvable"
+    [] ¬InterPodAffinityOKIn(p, n, W)       → "Unschedulable"
+    [] OTHER                                → "Success"
+
+NodeStatusIn(p, n, W) ≝
+  IF NominatedFor(p, n) = {} THEN FilterStatusIn(p, n, W)
+  ELSE LET first ≝ FilterStatusIn(p, n, Place(W, n, NominatedFor(p, n)))
+       IN  IF first ≠ "Success" THEN first ELSE FilterStatusIn(p, n, W)
+
+NodeStatus(p, n) ≝ NodeStatusIn(p, n, Snapshot)
+
+\* ======================================================================
+\* Scores, normalised over the feasible nodes, then weighted.
+\* upstream: pkg/scheduler/framework/runtime/framework.go RunScorePlugins;
+\* plugins/helper/normalize_score.go DefaultNormalizeScore;
+\* pkg/scheduler/apis/config/v1/default_plugins.go (weights)
+\* ======================================================================
+
+\* TaintToleration: intolerable PreferNoSchedule taints, reversed.
+\* upstream: plugins/tainttoleration/taint_toleration.go
+PreferTolerations(p) ≝ {t ∈ p.spec.tolerations : t.effect ∈ {"", "PreferNoSchedule"}}
+
+IntolerablePreferTaints(p, n) ≝
+  Cardinality({x ∈ n.spec.taints : ∧ x.effect = "PreferNoSchedule"
+                                   ∧ ¬∃ t ∈ PreferTolerations(p) : Tolerates(t, x)})
+
+TaintTolerationMax(p) ≝ Max({IntolerablePreferTaints(p, m) : m ∈ FeasibleNodes(p)} ∪ {0})
+
+TaintTolerationScore(p, n) ≝
+  IF TaintTolerationMax(p) = 0 THEN 100
+  ELSE 100 - (100 * IntolerablePreferTaints(p, n)) ÷ TaintTolerationMax(p)
+
+\* NodeAffinity: weights of the matching preferred terms, max-normalised.
+\* upstream: plugins/nodeaffinity/node_affinity.go (Score); component-helpers
+\* nodeaffinity.go NewPreferredSchedulingTerms (weight 0 and empty terms skipped)
+PreferredNodeTerms(p) ≝ p.spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution
+
+NodeAffinityRaw(p, n) ≝
+  LET w ≝ PreferredNodeTerms(p)
+  IN  Sum(LAMBDA i : IF w[i].weight ≠ 0 ∧ NodeTermMatches(w[i].preference, n)
+                     THEN w[i].weight ELSE 0,
+          DOMAIN w)
+
+NodeAffinityMax(p) ≝ Max({NodeAffinityRaw(p, m) : m ∈ FeasibleNodes(p)} ∪ {0})
+
+NodeAffinityScore(p, n) ≝
+  IF NodeAffinityMax(p) = 0 THEN NodeAffinityRaw(p, n)
+  ELSE (100 * NodeAffinityRaw(p, n)) ÷ NodeAffinityMax(p)
+
+\* InterPodAffinity: per matching pod, p's preferred terms toward it and its
+\* terms toward p (required affinity at hardPodAffinityWeight = 1), summed
+\* per topology domain; min-max normalised in float64.
+\* upstream: plugins/interpodaffinity/scoring.go (processExistingPod, Score,
+\* NormalizeScore)
+HardPodAffinityWeight ≝ 1
+
+SignedTerms(q, kind, sign) ≝
+  LET w ≝ WeightedAffinityTerms(q, kind)
+  IN  {[i ↦ i, weight ↦ sign * w[i].weight, term ↦ w[i].podAffinityTerm] : i ∈ DOMAIN w}
+
+IncomingScoreTerms(p) ≝ SignedTerms(p, "podAffinity", 1) ∪ SignedTerms(p, "podAntiAffinity", -1)
+
+ExistingScoreTerms(q) ≝
+  {[i ↦ 0, weight ↦ HardPodAffinityWeight, term ↦ t] : t ∈ AffinityTerms(q, "podAffinity")}
+  ∪ SignedTerms(q, "podAffinity", 1)
+  ∪ SignedTerms(q, "podAntiAffinity", -1)
+
+AffinityScoreItems(p) ≝
+  {[node ↦ m, pod ↦ q, from ↦ "incoming", st ↦ x] :
+     m ∈ Nodes,
+     q ∈ Snapshot[NodeName(m)],
+     x ∈ {x ∈ IncomingScoreTerms(p) :
+            x.term.topologyKey ∈ DOMAIN Labels(m) ∧ PodTermMatches(p, x.term, q)}}
+  ∪ {[node ↦ m, pod ↦ q, from ↦ "existing", st ↦ x] :
+       m ∈ Nodes,
+       q ∈ Snapshot[NodeName(m)],
+       x ∈ {x ∈ ExistingScoreTerms(q) :
+              x.term.topologyKey ∈ DOMAIN Labels(m) ∧ PodTermMatches(q, x.term, p)}}
+
+TopologyScore(p) ≝
+  SumBy(LAMBDA it : it.st.weight,
+        LAMBDA it : Domain(it.node, it.st.term.topologyKey),
+        AffinityScoreItems(p))
+
+InterPodAffinityRaw(p, n) ≝
+  LET ts ≝ TopologyScore(p)
+  IN  Sum(LAMBDA k : Get(ts, Domain(n, k)), DOMAIN Labels(n))
+
+InterPodAffinityMax(p) ≝ Max({InterPodAffinityRaw(p, m) : m ∈ FeasibleNodes(p)})
+
+InterPodAffinityMin(p) ≝ Min({InterPodAffinityRaw(p, m) : m ∈ FeasibleNodes(p)})
+
+InterPodAffinityScore(p, n) ≝
+  IF InterPodAffinityMax(p) - InterPodAffinityMin(p) > 0
+  THEN FloatScale(100, InterPodAffinityRaw(p, n) - InterPodAffinityMin(p),
+                  InterPodAffinityMax(p) - InterPodAffinityMin(p))
+  ELSE 0
+
+\* PodTopologySpread: ScheduleAnyway constraints; fewer matching pods in the
+\* node's domain score higher. upstream: plugins/podtopologyspread/scoring.go
+SoftSpread(p) ≝ SpreadIndices(p, "ScheduleAnyway")
+
+SpreadScoreIgnored(p, n) ≝ ¬HasSpreadKeys(p, n, "ScheduleAnyway")
+
+SpreadScoredNodes(p) ≝ {n ∈ FeasibleNodes(p) : ¬SpreadScoreIgnored(p, n)}
+
+SpreadScoreDomains(p, i) ≝ {Labels(n)[Spread(p)[i].topologyKey] : n ∈ SpreadScoredNodes(p)}
+
+SpreadWeightSize(p, i) ≝
+  IF Spread(p)[i].topologyKey = "kubernetes.io/hostname"
+  THEN Cardinality(SpreadScoredNodes(p)) ELSE Cardinality(SpreadScoreDomains(p, i))
+
+SpreadScoreCounts(p, i) ≝
+  LET c ≝ Spread(p)[i]
+  IN  SumBy(LAMBDA m : SpreadCount(p, c, m, Snapshot),
+            LAMBDA m : Labels(m)[c.topologyKey],
+            {m ∈ Nodes : ∧ ¬SpreadScoreIgnored(p, m)
+                         ∧ InclusionPoliciesOK(p, c, m)
+                         ∧ Labels(m)[c.topologyKey] ∈ SpreadScoreDomains(p, i)})
+
+SpreadNodeCount(p, i, n) ≝
+  IF Spread(p)[i].topologyKey = "kubernetes.io/hostname"
+  THEN SpreadCount(p, Spread(p)[i], n, Snapshot)
+  ELSE Get(SpreadScoreCounts(p, i), Labels(n)[Spread(p)[i].topologyKey])
+
+SpreadRaw(p, n) ≝
+  SpreadScore([i ∈ SoftSpread(p) ↦
+                 ⟨SpreadNodeCount(p, i, n), SpreadWeightSize(p, i), Spread(p)[i].maxSkew⟩])
+
+SpreadRawMax(p) ≝ Max({SpreadRaw(p, m) : m ∈ SpreadScoredNodes(p)} ∪ {0})
+
+SpreadRawMin(p) ≝ Min({SpreadRaw(p, m) : m ∈ SpreadScoredNodes(p)})
+
+PodTopologySpreadScore(p, n) ≝
+  CASE SoftSpread(p) = {}       → 0
+    [] SpreadScoreIgnored(p, n) → 0
+    [] SpreadRawMax(p) = 0      → 100
+    [] OTHER → (100 * (SpreadRawMax(p) + SpreadRawMin(p) - SpreadRaw(p, n))) ÷ SpreadRawMax(p)
+
+\* NodeResourcesFit: LeastAllocated over cpu and memory (weights 1), on
+\* non-zero requests. upstream: plugins/noderesources/least_allocated.go,
+\* resource_allocation.go; pkg/scheduler/framework/types.go (NonZeroRequested)
+NonZeroRequested(n, r) ≝ Sum(LAMBDA q : PodRequest(q, r, NonZeroDefaults), Snapshot[NodeName(n)])
+
+LeastAllocated(p, n, r) ≝
+  LET alloc ≝ Allocatable(n, r)
+      req   ≝ NonZeroRequested(n, r) + PodRequest(p, r, NonZeroDefaults)
+  IN  IF alloc = 0 ∨ req > alloc THEN 0 ELSE ((alloc - req) * 100) ÷ alloc
+
+NodeResourcesFitScore(p, n) ≝
+  LET rs ≝ {r ∈ {"cpu", "memory"} : Allocatable(n, r) ≠ 0}
+  IN  IF rs = {} THEN 0 ELSE Sum(LAMBDA r : LeastAllocated(p, n, r), rs) ÷ Cardinality(rs)
+
+\* NodeResourcesBalancedAllocation: 1 − the spread of cpu and memory
+\* fractions, on real requests; Skip for a pod requesting neither.
+\* upstream: plugins/noderesources/balanced_allocation.go
+BalancedAllocationScore(p, n) ≝
+  IF Get(Requests(p), "cpu") = 0 ∧ Get(Requests(p), "memory") = 0 THEN 0
+  ELSE BalancedScore(⟨⟨Requested(n, Snapshot, "cpu") + Get(Requests(p), "cpu"),
+                       Allocatable(n, "cpu")⟩,
+                      ⟨Requested(n, Snapshot, "memory") + Get(Requests(p), "memory"),
+                       Allocatable(n, "memory")⟩⟩)
+
+\* ImageLocality: sizes of the pod's images already on n, scaled by how
+\* many nodes have them. upstream: plugins/imagelocality/image_locality.go
+Mebibyte ≝ 1048576
+
+ImageNodeCount(img) ≝ Cardinality({m ∈ Nodes : ∃ i ∈ m.status.images : img ∈ i.names})
+
+ImageScoreOn(n, img) ≝
+  LET sizes ≝ {i.sizeBytes : i ∈ {i ∈ n.status.images : img ∈ i.names}}
+  IN  IF sizes = {} THEN 0 ELSE FloatScale(Max(sizes), ImageNodeCount(img), Cardinality(Nodes))
+
+ImageLocalityScore(p, n) ≝
+  LET inits ≝ p.spec.initContainers
+      apps  ≝ p.spec.containers
+      sum   ≝ Sum(LAMBDA i : ImageScoreOn(n, inits[i].image), DOMAIN inits)
+              + Sum(LAMBDA i : ImageScoreOn(n, apps[i].image), DOMAIN apps)
+      low   ≝ 23 * Mebibyte
+      high  ≝ 1000 * Mebibyte * (Len(inits) + Len(apps))
+      clamp ≝ IF sum < low THEN low ELSE IF sum > high THEN high ELSE sum
+  IN  (100 * (clamp - low)) ÷ (high - low)
+
+Viability(p, n) ≝
+  3 * TaintTolerationScore(p, n)
+  + 2 * NodeAffinityScore(p, n)
+  + 2 * PodTopologySpreadScore(p, n)
+  + 2 * InterPodAffinityScore(p, n)
+  + NodeResourcesFitScore(p, n)
+  + BalancedAllocationScore(p, n)
+  + ImageLocalityScore(p, n)
+
+BestViability(p) ≝ Max({Viability(p, m) : m ∈ FeasibleNodes(p)})
+
+\* selectHost: a node of highest total, ties broken at random.
+Best(p) ≝ {NodeName(n) : n ∈ {n ∈ FeasibleNodes(p) : Viability(p, n) = BestViability(p)}}
+
+\* ======================================================================
+\* DefaultPreemption (PostFilter), as predicates a checker can judge a
+\* preemption decision with.
+\* upstream: pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go
+\* (PodEligibleToPreemptOthers, SelectVictimsOnNode, filterPodsWithPDBViolation),
+\* pkg/scheduler/framework/preemption/preemption.go (pickOneNodeForPreemption),
+\* pkg/scheduler/util/utils.go (MoreImportantPod, GetEarliestPodStartTime)
+\* ======================================================================
+
+TerminatingByPreemption(q) ≝
+  ∧ Terminating(q)
+  ∧ ∃ c ∈ q.status.conditions : ∧ c.type = "DisruptionTarget"
+                                ∧ c.status = "True"
+                                ∧ c.reason = "PreemptionByScheduler"
+
+EligibleToPreempt(p) ≝
+  ∧ p.spec.preemptionPolicy ≠ "Never"
+  ∧ ∀ m ∈ {m ∈ Nodes : NodeName(m) = p.status.nominatedNodeName} :
+      ∨ NodeStatus(p, m) = "UnschedulableAndUnresolvable"
+      ∨ ¬∃ q ∈ Snapshot[NodeName(m)] : Priority(q) < Priority(p) ∧ TerminatingByPreemption(q)
+
+PotentialVictims(p, n) ≝ {q ∈ Snapshot[NodeName(n)] : Priority(q) < Priority(p)}
+
+\* Higher priority first; then the earlier start (a missing start counts as Now).
+MoreImportant(a, b) ≝
+  ∨ Priority(a) > Priority(b)
+  ∨ Priority(a) = Priority(b) ∧ a.status.startTime < b.status.startTime
+
+ByImportance(S) ≝ SortSet(S, LAMBDA a, b : MoreImportant(a, b))
+
+PDBSelects(d, q) ≝
+  ∧ d.metadata.namespace = q.metadata.namespace
+  ∧ DOMAIN Labels(q) ≠ {}
+  ∧ "selector" ∈ DOMAIN d.spec
+  ∧ ¬SelectorEmpty(d.spec.selector)
+  ∧ SelectorMatches(d.spec.selector, Labels(q))
+  ∧ q.metadata.name ∉ d.status.disruptedPods
+
+\* Walk the victims by importance, spending each selecting PDB's budget;
+\* a pod that drives a budget below zero violates it.
+PDBSplit(order) ≝
+  FoldLeft(LAMBDA acc, q :
+             LET hits    ≝ {d ∈ PDBs : PDBSelects(d, q)}
+                 allowed ≝ [d ∈ PDBs ↦ IF d ∈ hits THEN acc.allowed[d] - 1 ELSE acc.allowed[d]]
+             IN  IF ∃ d ∈ hits : allowed[d] < 0
+                 THEN [allowed ↦ allowed, violating ↦ Append(acc.violating, q),
+                       nonViolating ↦ acc.nonViolating]
+                 ELSE [allowed ↦ allowed, violating ↦ acc.violating,
+                       nonViolating ↦ Append(acc.nonViolating, q)],
+           [allowed ↦ [d ∈ PDBs ↦ d.status.disruptionsAllowed],
+            violating ↦ ⟨⟩, nonViolating ↦ ⟨⟩],
+           order)
+
+\* Put q back if p still fits without it.
+Reprieve(p, n, removed, q) ≝
+  IF FeasibleIn(p, n, Without(Snapshot, n, removed \ {q})) THEN removed \ {q} ELSE removed
+
+SelectVictims(p, n) ≝
+  LET all   ≝ PotentialVictims(p, n)
+      split ≝ PDBSplit(ByImportance(all))
+      kept  ≝ FoldLeft(LAMBDA r, q : Reprieve(p, n, r, q), all, split.violating)
+  IN  [victims ↦ FoldLeft(LAMBDA r, q : Reprieve(p, n, r, q), kept, split.nonViolating),
+       violating ↦ Elems(split.violating)]
+
+\* n is a candidate: rejected by a resolvable filter, and p fits once every
+\* lower-priority pod is gone.
+PreemptionCandidate(p, n) ≝
+  ∧ EligibleToPreempt(p)
+  ∧ NodeStatus(p, n) = "Unschedulable"
+  ∧ PotentialVictims(p, n) ≠ {}
+  ∧ FeasibleIn(p, n, Without(Snapshot, n, PotentialVictims(p, n)))
+
+Victims(p, n) ≝ SelectVictims(p, n).victims
+
+NumPDBViolations(p, n) ≝ Cardinality(Victims(p, n) ∩ SelectVictims(p, n).violating)
+
+\* A victim set a checker accepts: all lower priority, on n, and enough.
+ValidVictims(p, n, V) ≝
+  ∧ V ⊆ PotentialVictims(p, n)
+  ∧ FeasibleIn(p, n, Without(Snapshot, n, V))
+
+\* ... and none of them could have stayed.
+MinimalVictims(p, n, V) ≝
+  ∧ ValidVictims(p, n, V)
+  ∧ ∀ q ∈ V : ¬FeasibleIn(p, n, Without(Snapshot, n, V \ {q}))
+
+HighestVictimPriority(p, n) ≝ Max({Priority(q) : q ∈ Victims(p, n)})
+
+VictimPrioritySum(p, n) ≝ Sum(LAMBDA q : Priority(q) + 2147483648, Victims(p, n))
+
+EarliestStartOfHighest(p, n) ≝
+  Min({q.status.startTime : q ∈ {q ∈ Victims(p, n) : Priority(q) = HighestVictimPriority(p, n)}})
+
+\* pickOneNodeForPreemption: lexicographic, each rule narrowing the last.
+PreemptionNodes(p) ≝
+  LET c0 ≝ {n ∈ Nodes : PreemptionCandidate(p, n)}
+      c1 ≝ ArgMin(c0, LAMBDA n : NumPDBViolations(p, n))
+      c2 ≝ ArgMin(c1, LAMBDA n : HighestVictimPriority(p, n))
+      c3 ≝ ArgMin(c2, LAMBDA n : VictimPrioritySum(p, n))
+      c4 ≝ ArgMin(c3, LAMBDA n : Cardinality(Victims(p, n)))
+      c5 ≝ ArgMax(c4, LAMBDA n : EarliestStartOfHighest(p, n))
+  IN  {NodeName(n) : n ∈ c5}
+
+=============================================================================

@@ -1,0 +1,435 @@
+"""The real-shape view: a cluster shown to ``scheduler.tla`` as the Kubernetes API spells it.
+
+Records keep the API's field names and nesting (``p.spec.affinity.nodeAffinity…``,
+``n.status.allocatable``), so a definition reads like the Go code it mirrors. Every optional field
+is present with its API default, with one deliberate exception: where the API gives *nil* a meaning
+of its own, different from the empty value, the field is left out of the record and the spec
+tests ``"f" ∈ DOMAIN r`` —
+
+- ``term.labelSelector`` and ``term.namespaceSelector`` of pod (anti-)affinity terms, the
+  ``labelSelector`` of a topology spread constraint and the ``selector`` of a PDB (nil matches
+  nothing, ``{}`` matches everything);
+- ``nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution`` (nil: no requirement; present:
+  its terms are ORed, and an empty list matches no node).
+
+Shapes (``[...]`` a record, ``{...}`` a set, ``<<...>>`` a sequence, *fn* a function keyed by
+label or resource names)::
+
+  POD   [metadata ↦ [name, namespace, uid, labels: fn, deletionTimestamp: "" if absent],
+         spec ↦ [nodeName "", schedulerName, priority (admission-resolved, 0 if absent),
+                 preemptionPolicy, nodeSelector: fn, tolerations: {TOL}, affinity: AFF,
+                 containers: <<CTR>>, initContainers: <<CTR>>, overhead: fn,
+                 resources: [requests: fn] (pod-level), topologySpreadConstraints: <<TSC>>,
+                 schedulingGates: {name}],
+         status ↦ [phase, nominatedNodeName "", startTime (Unix seconds; Now if absent),
+                   conditions: {[type, status, reason]}]]
+  TOL   [key "", operator "" (as written: the spec reads "" as Equal), value "", effect ""]
+  CTR   [name, image (normalised as ImageLocality does: ":latest" added when untagged),
+         restartPolicy "", resources: [requests: fn], ports: {PORT},
+         statusResources? ↦ [requests: fn, allocatedResources: fn]]   (from the container's
+         status, present when it reports resources: in-place resize)
+  PORT  [containerPort, hostPort 0, hostIP "" (as written: the spec reads "" as 0.0.0.0),
+         protocol (API default "TCP")]
+  AFF   [nodeAffinity ↦ [requiredDuringSchedulingIgnoredDuringExecution? ↦
+                            [nodeSelectorTerms: <<TERM>>],
+                          preferredDuringSchedulingIgnoredDuringExecution ↦
+                            <<[weight, preference: TERM]>>],
+         podAffinity ↦ PA, podAntiAffinity ↦ PA]
+  TERM  [matchExpressions: {NSR}, matchFields: {NSR}]
+  NSR   [key, operator, values: <<string>>]   (a sequence: Gt/Lt need exactly one value)
+  PA    [requiredDuringSchedulingIgnoredDuringExecution: {PAT},
+         preferredDuringSchedulingIgnoredDuringExecution: <<[weight, podAffinityTerm: PAT]>>]
+  PAT   [topologyKey, namespaces: {string}, labelSelector? SEL, namespaceSelector? SEL,
+         matchLabelKeys: {string}, mismatchLabelKeys: {string}]
+  SEL   [matchLabels: fn, matchExpressions: {[key, operator, values: {string}]}]
+  TSC   [maxSkew, topologyKey, whenUnsatisfiable, labelSelector? SEL, minDomains 1,
+         nodeAffinityPolicy "Honor", nodeTaintsPolicy "Ignore", matchLabelKeys: {string}]
+  NODE  [metadata ↦ [name, labels: fn], spec ↦ [unschedulable FALSE, taints: {TAINT}],
+         status ↦ [allocatable: fn, images: {[names: {string}, sizeBytes]}]]
+  TAINT [key, value "", effect]
+  PDB   [metadata ↦ [name, namespace], spec ↦ [selector? SEL],
+         status ↦ [disruptionsAllowed 0, disruptedPods: {pod name}]]
+
+Resource lists are integers as kube-scheduler's ``framework.Resource`` holds them: ``cpu`` in
+millicores (``MilliValue``, rounded up), everything else in units (``Value``, rounded up).
+Requests are converted per container, before the spec sums them; upstream sums exact quantities
+first, so the two differ only for sub-millicore fractions.
+
+Constants: ``Pods`` (every pod record), ``Nodes`` (every node record), ``PodsOn`` (node name ↦
+the pods whose ``spec.nodeName`` is that name — an index, the spec decides which of them count),
+``NamespaceLabels`` (namespace ↦ labels; every namespace carries ``kubernetes.io/metadata.name``
+as the API server guarantees, and a namespace that pods use but the input does not declare is
+assumed to exist with that label only), ``PDBs``, and ``Now`` (later than every start time: the
+"missing startTime counts as now" of ``util.GetPodStartTime``).
+
+Out of the view, declared: volumes and resource
+claims (volume plugins and DRA are out of scope), Services/ReplicaSets (so PodTopologySpread's
+system default constraints never apply — upstream builds none when no owner selects the pod).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from types import MappingProxyType
+from typing import Any
+
+from schedspec.cluster import Cluster, milli_value, object_key, value
+from schedspec.errors import ManifestError
+from schedspec.spec.kube.records import RecordBuilder
+from schedspec.spec.values import Fcn, Value, record
+
+__all__ = ["ENUMS", "FIELDS", "NOW", "SchedulerWorld", "scheduler_view"]
+
+_Obj = Mapping[str, Any]
+
+NOW = 2**62
+"""``Now``: later than any real start time."""
+
+_NS_NAME_LABEL = "kubernetes.io/metadata.name"
+_REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
+_PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
+
+FIELDS: frozenset[str] = frozenset(
+    {
+        "metadata", "spec", "status", "name", "namespace", "uid", "labels", "deletionTimestamp",
+        "nodeName", "schedulerName", "priority", "preemptionPolicy", "nodeSelector",
+        "tolerations", "affinity", "containers", "initContainers", "overhead", "resources",
+        "topologySpreadConstraints", "schedulingGates", "phase", "nominatedNodeName",
+        "startTime", "conditions", "type", "reason",
+        "key", "operator", "value", "effect",
+        "image", "restartPolicy", "requests", "ports", "statusResources", "allocatedResources",
+        "containerPort", "hostPort", "hostIP", "protocol",
+        "nodeAffinity", "podAffinity", "podAntiAffinity", _REQUIRED, _PREFERRED,
+        "nodeSelectorTerms", "weight", "preference", "matchExpressions", "matchFields", "values",
+        "podAffinityTerm", "topologyKey", "namespaces", "labelSelector", "namespaceSelector",
+        "matchLabelKeys", "mismatchLabelKeys", "matchLabels",
+        "maxSkew", "whenUnsatisfiable", "minDomains", "nodeAffinityPolicy", "nodeTaintsPolicy",
+        "unschedulable", "taints", "allocatable", "images", "names", "sizeBytes",
+        "selector", "disruptionsAllowed", "disruptedPods",
+    }
+)  # fmt: skip
+
+ENUMS: Mapping[str, frozenset[str]] = MappingProxyType(
+    {
+        "operator": frozenset({"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", "Equal", ""}),
+        "effect": frozenset({"NoSchedule", "PreferNoSchedule", "NoExecute", ""}),
+        "phase": frozenset({"Pending", "Running", "Succeeded", "Failed", "Unknown"}),
+        "whenUnsatisfiable": frozenset({"DoNotSchedule", "ScheduleAnyway"}),
+        "nodeAffinityPolicy": frozenset({"Honor", "Ignore"}),
+        "nodeTaintsPolicy": frozenset({"Honor", "Ignore"}),
+        "preemptionPolicy": frozenset({"PreemptLowerPriority", "Never"}),
+        "restartPolicy": frozenset({"Always", ""}),
+        "protocol": frozenset({"TCP", "UDP", "SCTP"}),
+    }
+)
+
+
+@dataclass(frozen=True)
+class SchedulerWorld:
+    """A cluster as ``scheduler.tla`` sees it: records keyed ``"ns/name"`` (pods) and by name
+    (nodes), the keys of pending pods in input order, and the constants of the module docstring."""
+
+    objects: frozenset[Fcn]
+    pods: Mapping[str, Fcn]
+    nodes: Mapping[str, Fcn]
+    pending: tuple[str, ...]
+    constants: Mapping[str, Value]
+
+
+def scheduler_view(cluster: Cluster) -> SchedulerWorld:
+    """Show ``cluster`` in the API's shape (see the module docstring). Linear in its size."""
+    build = _Builder()
+    pods = {object_key(p): build.pod(p) for p in cluster.pods}
+    nodes = {n["metadata"]["name"]: build.node(n) for n in cluster.nodes}
+    on: dict[str, set[Fcn]] = {name: set() for name in nodes}
+    for pod in pods.values():
+        if pod["spec"]["nodeName"]:
+            on.setdefault(pod["spec"]["nodeName"], set()).add(pod)
+    constants = {
+        "Pods": frozenset(pods.values()),
+        "Nodes": frozenset(nodes.values()),
+        "PodsOn": Fcn({name: frozenset(ps) for name, ps in on.items()}),
+        "NamespaceLabels": _namespace_labels(cluster, build),
+        "PDBs": frozenset(build.pdb(d) for d in cluster.pdbs),
+        "Now": NOW,
+    }
+    return SchedulerWorld(
+        objects=frozenset((*pods.values(), *nodes.values())),
+        pods=MappingProxyType(pods),
+        nodes=MappingProxyType(nodes),
+        pending=tuple(object_key(p) for p in cluster.pending_pods()),
+        constants=MappingProxyType(constants),
+    )
+
+
+def _namespace_labels(cluster: Cluster, build: RecordBuilder) -> Fcn:
+    labels: dict[str, dict[str, str]] = {}
+    for ns in cluster.namespaces:
+        name = ns["metadata"]["name"]
+        labels[name] = {**(ns["metadata"].get("labels") or {}), _NS_NAME_LABEL: name}
+    for pod in cluster.pods:
+        name = pod["metadata"].get("namespace", "default")
+        labels.setdefault(name, {_NS_NAME_LABEL: name})
+    return Fcn({name: build.map(ls) for name, ls in labels.items()})
+
+
+def _resource(name: str) -> tuple[str, Any]:
+    return name, milli_value if name == "cpu" else value
+
+
+def normalized_image(name: str) -> str:
+    """ImageLocality's ``normalizedImageName``: ``:latest`` appended to an untagged image."""
+    return name if name.rfind(":") > name.rfind("/") else name + ":latest"
+
+
+def _start_time(status: _Obj, pod: _Obj) -> int:
+    text = status.get("startTime")
+    if not text:
+        return NOW
+    try:
+        return int(datetime.fromisoformat(str(text).replace("Z", "+00:00")).timestamp())
+    except ValueError:
+        raise ManifestError(
+            f"not an RFC 3339 time: {text!r}",
+            obj=f"Pod {object_key(dict(pod))}",
+            path="status.startTime",
+        ) from None
+
+
+def _container_statuses(status: _Obj) -> dict[str, _Obj]:
+    apps, inits = status.get("containerStatuses"), status.get("initContainerStatuses")
+    return {s.get("name", ""): s for s in (*(apps or ()), *(inits or ()))}
+
+
+class _Builder(RecordBuilder):
+    __slots__ = ()
+
+    def resources(self, quantities: Mapping[str, Any] | None) -> Fcn:
+        return self.intern(Fcn(self.converted(quantities or {}, _resource)))
+
+    # -- Pod -------------------------------------------------------------------------------------
+
+    def pod(self, p: _Obj) -> Fcn:
+        meta, spec, status = p["metadata"], p.get("spec") or {}, p.get("status") or {}
+        labels = self.map(meta.get("labels"))
+        return record(
+            metadata=record(
+                name=meta["name"],
+                namespace=meta.get("namespace", "default"),
+                uid=meta.get("uid", object_key(dict(p))),
+                labels=labels,
+                deletionTimestamp=str(meta.get("deletionTimestamp") or ""),
+            ),
+            spec=self.intern(self.pod_spec(spec, _container_statuses(status))),
+            status=record(
+                phase=status.get("phase", "Pending"),
+                nominatedNodeName=status.get("nominatedNodeName") or "",
+                startTime=_start_time(status, p),
+                conditions=self.set(
+                    record(type=c.get("type", ""), status=c.get("status", ""),
+                           reason=c.get("reason", ""))
+                    for c in status.get("conditions") or ()
+                ),
+            ),
+        )  # fmt: skip
+
+    def pod_spec(self, spec: _Obj, statuses: Mapping[str, _Obj]) -> Fcn:
+        return record(
+            nodeName=spec.get("nodeName") or "",
+            schedulerName=spec.get("schedulerName", "default-scheduler"),
+            priority=int(spec.get("priority") or 0),
+            preemptionPolicy=spec.get("preemptionPolicy") or "PreemptLowerPriority",
+            nodeSelector=self.map(spec.get("nodeSelector")),
+            tolerations=self.set(self.toleration(t) for t in spec.get("tolerations") or ()),
+            affinity=self.affinity(spec.get("affinity") or {}),
+            containers=self.containers(spec.get("containers"), statuses),
+            initContainers=self.containers(spec.get("initContainers"), statuses),
+            overhead=self.resources(spec.get("overhead")),
+            resources=self.intern(
+                record(requests=self.resources((spec.get("resources") or {}).get("requests")))
+            ),
+            topologySpreadConstraints=self.seq(
+                self.spread(c) for c in spec.get("topologySpreadConstraints") or ()
+            ),
+            schedulingGates=self.set(g.get("name", "") for g in spec.get("schedulingGates") or ()),
+        )
+
+    def toleration(self, t: _Obj) -> Fcn:
+        return self.intern(
+            record(
+                key=t.get("key", ""),
+                operator=t.get("operator", ""),
+                value=t.get("value", ""),
+                effect=t.get("effect", ""),
+            )
+        )
+
+    def containers(
+        self, cs: Iterable[_Obj] | None, statuses: Mapping[str, _Obj]
+    ) -> tuple[Fcn, ...]:
+        return self.seq(self.container(c, statuses.get(c.get("name", ""))) for c in cs or ())
+
+    def container(self, c: _Obj, status: _Obj | None) -> Fcn:
+        requests = (c.get("resources") or {}).get("requests")
+        fields: dict[str, Value] = {
+            "name": c.get("name", ""),
+            "image": normalized_image(str(c.get("image") or "")),
+            "restartPolicy": c.get("restartPolicy") or "",
+            "resources": self.intern(record(requests=self.resources(requests))),
+            "ports": self.set(self.port(p) for p in c.get("ports") or ()),
+        }
+        if status is not None and status.get("resources") is not None:
+            fields["statusResources"] = self.intern(
+                record(
+                    requests=self.resources((status.get("resources") or {}).get("requests")),
+                    allocatedResources=self.resources(status.get("allocatedResources")),
+                )
+            )
+        return self.intern(Fcn(fields))
+
+    def port(self, p: _Obj) -> Fcn:
+        return self.intern(
+            record(
+                containerPort=int(p.get("containerPort") or 0),
+                hostPort=int(p.get("hostPort") or 0),
+                hostIP=p.get("hostIP") or "",
+                protocol=p.get("protocol") or "TCP",
+            )
+        )
+
+    # -- Affinity and selectors ------------------------------------------------------------------
+
+    def affinity(self, a: _Obj) -> Fcn:
+        na = a.get("nodeAffinity") or {}
+        node_affinity: dict[str, Value] = {
+            _PREFERRED: self.seq(
+                self.intern(record(weight=int(w.get("weight", 0)),
+                                   preference=self.term(w.get("preference") or {})))
+                for w in na.get(_PREFERRED) or ()
+            )
+        }  # fmt: skip
+        if na.get(_REQUIRED) is not None:
+            terms = (na[_REQUIRED] or {}).get("nodeSelectorTerms") or ()
+            node_affinity[_REQUIRED] = self.intern(
+                record(nodeSelectorTerms=self.seq(self.term(t) for t in terms))
+            )
+        return self.intern(
+            record(
+                nodeAffinity=self.intern(Fcn(node_affinity)),
+                podAffinity=self.pod_affinity(a.get("podAffinity") or {}),
+                podAntiAffinity=self.pod_affinity(a.get("podAntiAffinity") or {}),
+            )
+        )
+
+    def term(self, t: _Obj) -> Fcn:
+        return self.intern(
+            record(
+                matchExpressions=self.set(self.nsr(r) for r in t.get("matchExpressions") or ()),
+                matchFields=self.set(self.nsr(r) for r in t.get("matchFields") or ()),
+            )
+        )
+
+    def nsr(self, r: _Obj) -> Fcn:
+        return self.intern(
+            record(
+                key=r.get("key", ""),
+                operator=r.get("operator", ""),
+                values=self.seq(str(v) for v in r.get("values") or ()),
+            )
+        )
+
+    def pod_affinity(self, pa: _Obj) -> Fcn:
+        return self.intern(
+            record(
+                requiredDuringSchedulingIgnoredDuringExecution=self.set(
+                    self.pa_term(t) for t in pa.get(_REQUIRED) or ()
+                ),
+                preferredDuringSchedulingIgnoredDuringExecution=self.seq(
+                    self.weighted_pa_term(w) for w in pa.get(_PREFERRED) or ()
+                ),
+            )
+        )  # fmt: skip
+
+    def weighted_pa_term(self, w: _Obj) -> Fcn:
+        term = self.pa_term(w.get("podAffinityTerm") or {})
+        return self.intern(record(weight=int(w.get("weight", 0)), podAffinityTerm=term))
+
+    def pa_term(self, t: _Obj) -> Fcn:
+        fields: dict[str, Value] = {
+            "topologyKey": t.get("topologyKey", ""),
+            "namespaces": self.set(t.get("namespaces") or ()),
+            "matchLabelKeys": self.set(t.get("matchLabelKeys") or ()),
+            "mismatchLabelKeys": self.set(t.get("mismatchLabelKeys") or ()),
+        }
+        for name in ("labelSelector", "namespaceSelector"):
+            if t.get(name) is not None:
+                fields[name] = self.selector(t[name])
+        return self.intern(Fcn(fields))
+
+    def selector(self, s: _Obj) -> Fcn:
+        return self.intern(
+            record(
+                matchLabels=self.map(s.get("matchLabels")),
+                matchExpressions=self.set(
+                    self.intern(record(key=r.get("key", ""), operator=r.get("operator", ""),
+                                       values=self.set(str(v) for v in r.get("values") or ())))
+                    for r in s.get("matchExpressions") or ()
+                ),
+            )
+        )  # fmt: skip
+
+    def spread(self, c: _Obj) -> Fcn:
+        fields: dict[str, Value] = {
+            "maxSkew": int(c.get("maxSkew", 1)),
+            "topologyKey": c.get("topologyKey", ""),
+            "whenUnsatisfiable": c.get("whenUnsatisfiable", "DoNotSchedule"),
+            "minDomains": int(c.get("minDomains") or 1),
+            "nodeAffinityPolicy": c.get("nodeAffinityPolicy") or "Honor",
+            "nodeTaintsPolicy": c.get("nodeTaintsPolicy") or "Ignore",
+            "matchLabelKeys": self.set(c.get("matchLabelKeys") or ()),
+        }
+        if c.get("labelSelector") is not None:
+            fields["labelSelector"] = self.selector(c["labelSelector"])
+        return self.intern(Fcn(fields))
+
+    # -- Node and PDB ----------------------------------------------------------------------------
+
+    def node(self, n: _Obj) -> Fcn:
+        meta, spec, status = n["metadata"], n.get("spec") or {}, n.get("status") or {}
+        return record(
+            metadata=record(name=meta["name"], labels=self.map(meta.get("labels"))),
+            spec=self.intern(
+                record(
+                    unschedulable=bool(spec.get("unschedulable", False)),
+                    taints=self.set(
+                        self.intern(record(key=t.get("key", ""), value=t.get("value", ""),
+                                           effect=t.get("effect", "")))
+                        for t in spec.get("taints") or ()
+                    ),
+                )
+            ),
+            status=record(
+                allocatable=self.resources(status.get("allocatable")),
+                images=self.set(
+                    self.intern(record(names=self.set(i.get("names") or ()),
+                                       sizeBytes=int(i.get("sizeBytes") or 0)))
+                    for i in status.get("images") or ()
+                ),
+            ),
+        )  # fmt: skip
+
+    def pdb(self, d: _Obj) -> Fcn:
+        meta, spec, status = d["metadata"], d.get("spec") or {}, d.get("status") or {}
+        spec_fields: dict[str, Value] = {}
+        if spec.get("selector") is not None:
+            spec_fields["selector"] = self.selector(spec["selector"])
+        return record(
+            metadata=record(name=meta["name"], namespace=meta.get("namespace", "default")),
+            spec=Fcn(spec_fields),
+            status=record(
+                disruptionsAllowed=int(status.get("disruptionsAllowed") or 0),
+                disruptedPods=self.set((status.get("disruptedPods") or {}).keys()),
+            ),
+        )
