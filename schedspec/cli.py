@@ -20,6 +20,8 @@ from schedspec.spec.check import check
 from schedspec.spec.errors import Diagnostic, Severity, SpecSyntaxError, render_all
 from schedspec.spec.evaluate import Evaluation, PodResult, evaluate, reason
 from schedspec.spec.kube.views import VIEWS
+from schedspec.spec.kube.why import explain_pod
+from schedspec.spec.kube.why import lines as why_lines
 from schedspec.spec.load import BUNDLED, load_spec, read_spec, view_for
 from schedspec.spec.parse import parse
 
@@ -43,10 +45,16 @@ def _parser() -> argparse.ArgumentParser:
 
     ev = sub.add_parser("eval", help="evaluate a spec on a cluster: verdict per pending pod × node")
     ev.add_argument("cluster", nargs="+", metavar="CLUSTER", help="manifest files (YAML/JSON)")
-    ev.add_argument("--spec", default="textbook", help="bundled spec name or .tla path")
+    ev.add_argument("--spec", default="scheduler", help="bundled spec name or .tla path")
     ev.add_argument("--view", choices=sorted(VIEWS), help="view for a spec file")
     ev.add_argument("--pod", metavar="NS/NAME", help="only this pod")
     ev.add_argument("--json", action="store_true", help="machine-readable output")
+
+    ex = sub.add_parser("explain", help="why is a pod pending: every node's rejecting rules")
+    ex.add_argument("cluster", nargs="+", metavar="CLUSTER", help="manifest files (YAML/JSON)")
+    ex.add_argument("--pod", metavar="NS/NAME", required=True, help="the pod to explain")
+    ex.add_argument("--spec", default="scheduler", help="bundled spec name or .tla path")
+    ex.add_argument("--json", action="store_true", help="machine-readable output")
     return parser
 
 
@@ -55,6 +63,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "check":
             return _check(args, sys.stdout)
+        if args.command == "explain":
+            return _explain(args, sys.stdout)
         return _eval(args, sys.stdout)
     except SchedspecError as err:
         print(f"schedspec {args.command}: {err}", file=sys.stderr)
@@ -143,6 +153,24 @@ def _print_pod(pod: PodResult, result: Evaluation, out: TextIO) -> None:
         print("  why:", file=out)
     for text, nodes in sorted(reasons.items(), key=lambda kv: (-len(kv[1]), kv[0])):
         print(f"    {len(nodes)} node(s) [{_nodes(nodes)}]: {text}", file=out)
+
+
+# ---- explain ------------------------------------------------------------------------------
+
+
+def _explain(args: argparse.Namespace, out: TextIO) -> int:
+    spec = load_spec(args.spec)
+    cluster = load(*args.cluster)
+    why = explain_pod(spec, cluster, args.pod)
+    if args.json:
+        json.dump(why.as_json(), out, indent=2, sort_keys=True)
+        print(file=out)
+        return EXIT_OK
+    for warning in cluster.warnings:
+        print(f"warning: {warning}", file=out)
+    for line in why_lines(why):
+        print(line, file=out)
+    return EXIT_OK
 
 
 def _nodes(nodes: list[str]) -> str:

@@ -104,7 +104,8 @@ def test_check_syntax_error(
 def test_check_unknown_spec(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(capsys, "check", "nosuch")
     assert (code, out) == (2, "")
-    assert err == "schedspec check: nosuch: no such spec file (bundled specs: kube, scheduler, textbook)\n"
+    bundled = "kube, scheduler, textbook"
+    assert err == f"schedspec check: nosuch: no such spec file (bundled specs: {bundled})\n"
 
 
 # -- eval ------------------------------------------------------------------------------------------

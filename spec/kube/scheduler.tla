@@ -493,6 +493,21 @@ InterPodAffinityOKIn(p, n, W) ≝
   ∧ PodAntiAffinityOKIn(p, n, W)
   ∧ ExistingAntiAffinityOKIn(p, n, W)
 
+\* Witnesses for explanations: the pods that repel p from n.
+SameDomain(m, n, k) ≝ k ∈ DOMAIN Labels(m) ∧ k ∈ DOMAIN Labels(n) ∧ Labels(m)[k] = Labels(n)[k]
+
+AntiAffinityRepellers(p, n) ≝
+  {q : m ∈ Nodes,
+       q ∈ {q ∈ Snapshot[NodeName(m)] :
+              ∃ t ∈ AffinityTerms(p, "podAntiAffinity") :
+                SameDomain(m, n, t.topologyKey) ∧ PodTermMatches(p, t, q)}}
+
+ExistingAntiAffinityRepellers(p, n) ≝
+  {q : m ∈ Nodes,
+       q ∈ {q ∈ Snapshot[NodeName(m)] :
+              ∃ t ∈ AffinityTerms(q, "podAntiAffinity") :
+                SameDomain(m, n, t.topologyKey) ∧ PodTermMatches(q, t, p)}}
+
 PodAffinityOK(p, n) ≝ PodAffinityOKIn(p, n, Snapshot)
 
 PodAntiAffinityOK(p, n) ≝ PodAntiAffinityOKIn(p, n, Snapshot)
