@@ -12,7 +12,8 @@ Three groups beyond the arithmetic ones:
   sorts a finite set into a sequence by a strict-order LAMBDA (elements it leaves unordered keep a
   canonical order, by their printed form, so the result never depends on hashing);
   ``SumBy(F, K, S)`` is the function ``k ↦ Σ {F(x) : x ∈ S, K(x) = k}`` over the keys that occur
-  (a group-by: per-domain pod counts in one pass instead of one pass per domain).
+  (a group-by: per-domain pod counts in one pass instead of one pass per domain), and
+  ``GroupBy(K, S)`` the function ``k ↦ {x ∈ S : K(x) = k}``.
 - **Strings**: ``StartsWith`` and ``Contains`` (resource-name classes such as ``hugepages-*``).
 - **Go float64 kernels**: the few places where kube-scheduler computes a score in ``float64``
   and truncates. Python floats are IEEE-754 doubles with the same rounding, so each kernel gives
@@ -214,6 +215,14 @@ def _ordered(name: str, seq: Value) -> Iterable[Value]:
     return _seq(name, seq)
 
 
+def _group_by(key: Value, s: Value) -> Fcn:
+    k = _closure("GroupBy", key, 1)
+    groups: dict[Any, set[Value]] = {}
+    for x in _elements("GroupBy", s):
+        groups.setdefault(k.call(x), set()).add(x)
+    return Fcn({g: frozenset(xs) for g, xs in groups.items()})
+
+
 def _pairs(name: str, seq: Value, width: int) -> list[list[int]]:
     out = []
     for item in _ordered(name, seq):
@@ -276,6 +285,7 @@ BUILTINS: dict[str, Builtin] = {
         Builtin("FoldLeft", 3, 3, _fold_left, "FoldLeft(Op, b, s): Op(Op(b, s[1]), s[2])…"),
         Builtin("SortSet", 2, 2, _sort_set, "SortSet(S, Less): S as a sequence ordered by Less"),
         Builtin("SumBy", 3, 3, _sum_by, "SumBy(F, K, S): [k ↦ Σ F(x) over x ∈ S with K(x) = k]"),
+        Builtin("GroupBy", 2, 2, _group_by, "GroupBy(K, S): [k ↦ {x ∈ S : K(x) = k}]"),
         Builtin("StartsWith", 2, 2, _starts_with, "StartsWith(s, prefix)"),
         Builtin("Contains", 2, 2, _contains, "Contains(s, sub): sub occurs in s"),
         Builtin("FloatScale", 3, 3, _float_scale, "Go int64(float64(m)*(float64(a)/float64(b)))"),

@@ -141,7 +141,7 @@ _BUILTIN_ARGS: dict[tuple[str, int], tuple[frozenset[Kind], ...]] = {
     ("Head", 1): (_SEQ,), ("Tail", 1): (_SEQ,), ("Append", 2): (_SEQ, _ANY),
     ("ToInt", 1): (frozenset({Kind.INTEGER, Kind.STRING}),),
     ("FoldLeft", 3): (_LAMBDA, _ANY, _SEQ), ("SortSet", 2): (_S, _LAMBDA),
-    ("SumBy", 3): (_LAMBDA, _LAMBDA, _COLLECTION),
+    ("SumBy", 3): (_LAMBDA, _LAMBDA, _COLLECTION), ("GroupBy", 2): (_LAMBDA, _COLLECTION),
     ("StartsWith", 2): (_STR, _STR), ("Contains", 2): (_STR, _STR),
     ("FloatScale", 3): (_I, _I, _I), ("BalancedScore", 1): (_SEQ,),
     ("SpreadScore", 1): (_FN,),
@@ -164,6 +164,7 @@ _BUILTIN_RESULTS: dict[str, Kind] = {
     ),
     **dict.fromkeys(("Tail", "Append", "SortSet"), Kind.SEQUENCE),
     "SumBy": Kind.RECORD,
+    "GroupBy": Kind.RECORD,
     **dict.fromkeys(("IsInt", "StartsWith", "Contains"), Kind.BOOLEAN),
 }
 

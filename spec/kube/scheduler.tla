@@ -493,20 +493,26 @@ InterPodAffinityOKIn(p, n, W) ≝
   ∧ PodAntiAffinityOKIn(p, n, W)
   ∧ ExistingAntiAffinityOKIn(p, n, W)
 
-\* Witnesses for explanations: the pods that repel p from n.
-SameDomain(m, n, k) ≝ k ∈ DOMAIN Labels(m) ∧ k ∈ DOMAIN Labels(n) ∧ Labels(m)[k] = Labels(n)[k]
+\* Witnesses for explanations: the pods that repel p from n, found per
+\* topology domain (all pods grouped once per topology key).
+PodsByDomain(k) ≝
+  GroupBy(LAMBDA x : Labels(x[1])[k],
+          {⟨m, q⟩ : m ∈ {m ∈ Nodes : k ∈ DOMAIN Labels(m)}, q ∈ Snapshot[NodeName(m)]})
+
+PodsInDomain(k, v) ≝ IF v ∈ DOMAIN PodsByDomain(k) THEN {x[2] : x ∈ PodsByDomain(k)[v]} ELSE {}
+
+AntiAffinityRepellersIn(p, t, v) ≝ {q ∈ PodsInDomain(t.topologyKey, v) : PodTermMatches(p, t, q)}
 
 AntiAffinityRepellers(p, n) ≝
-  {q : m ∈ Nodes,
-       q ∈ {q ∈ Snapshot[NodeName(m)] :
-              ∃ t ∈ AffinityTerms(p, "podAntiAffinity") :
-                SameDomain(m, n, t.topologyKey) ∧ PodTermMatches(p, t, q)}}
+  {q : t ∈ {t ∈ AffinityTerms(p, "podAntiAffinity") : t.topologyKey ∈ DOMAIN Labels(n)},
+       q ∈ AntiAffinityRepellersIn(p, t, Labels(n)[t.topologyKey])}
+
+ExistingAntiAffinityRepellersIn(p, k, v) ≝
+  {q ∈ PodsInDomain(k, v) :
+     ∃ t ∈ AffinityTerms(q, "podAntiAffinity") : t.topologyKey = k ∧ PodTermMatches(q, t, p)}
 
 ExistingAntiAffinityRepellers(p, n) ≝
-  {q : m ∈ Nodes,
-       q ∈ {q ∈ Snapshot[NodeName(m)] :
-              ∃ t ∈ AffinityTerms(q, "podAntiAffinity") :
-                SameDomain(m, n, t.topologyKey) ∧ PodTermMatches(q, t, p)}}
+  {q : k ∈ DOMAIN Labels(n), q ∈ ExistingAntiAffinityRepellersIn(p, k, Labels(n)[k])}
 
 PodAffinityOK(p, n) ≝ PodAffinityOKIn(p, n, Snapshot)
 

@@ -141,10 +141,9 @@ def _ranked(nodes: list[NodeWhy]) -> list[NodeWhy]:
 def _message(nodes: list[NodeWhy], best: tuple[str, ...]) -> str:
     feasible = [n for n in nodes if n.feasible]
     if feasible:
-        return (
-            f"{len(feasible)}/{len(nodes)} nodes are feasible; the scheduler picks among "
-            f"the best: {', '.join(best)}"
-        )
+        shown = ", ".join(best[:5]) + (f" and {len(best) - 5} more" if len(best) > 5 else "")
+        count = f"{len(feasible)}/{len(nodes)} nodes are feasible"
+        return f"{count}; the best (a tie is broken at random): {shown}"
     # FitError.Error(): each node's first failing plugin contributes its reasons.
     histogram = Counter(reason for n in nodes for reason in _status_reasons(n.reasons[0]))
     parts = sorted(f"{count} {reason}" for reason, count in histogram.items())
