@@ -186,8 +186,9 @@ _LABEL_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
 _REQUIRED_NODE = "kube-scheduler treats the term as matching no node"
 _PREFERRED_NODE = "kube-scheduler's NodeAffinity PreScore fails with an error for this pod"
 _POD_AFFINITY = (
-    "kube-scheduler cannot parse the pod's affinity terms: its scheduling attempts fail with an "
-    "error (InterPodAffinity PreFilter), and once bound its terms of this list are ignored"
+    "kube-scheduler cannot parse the pod's affinity terms: InterPodAffinity's PreFilter rejects "
+    "it on every node (UnschedulableAndUnresolvable, \"parsing pod\"), and once bound its terms "
+    "of this list are ignored"
 )
 _SPREAD = (
     "kube-scheduler's PodTopologySpread fails with an error for this pod "

@@ -28,6 +28,7 @@ def test_wheel_holds_subpackages_and_data(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     for required in ("schedspec/cli.py", "schedspec/py.typed", "schedspec/spec/parse.py",
                      "schedspec/spec/grammar/tla.lark", "schedspec/spec/kube/textbook.tla",
+                     "schedspec/spec/kube/scheduler.tla",
                      "schedspec/spec/py.typed", "schedspec/impl/__init__.py",
                      "schedspec/checker/__init__.py"):  # fmt: skip
         assert required in names, f"{required} missing from {wheel.name}"

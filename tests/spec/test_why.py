@@ -145,3 +145,63 @@ def test_explain_runs_on_every_example(
         why = explain_pod(scheduler, cluster, key)
         # Feasible nodes carry a score, rejected ones at least one reason, never both.
         assert all((n.score is not None) == n.feasible != bool(n.reasons) for n in why.nodes)
+
+
+BAD = """\
+apiVersion: v1
+kind: Node
+metadata: {name: a, labels: {gen: "5"}}
+status: {allocatable: {cpu: "2", memory: 4Gi, pods: "10"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: web, namespace: default, labels: {app: web}}
+spec:
+  containers: [{name: c, image: nginx}]
+  affinity:
+    nodeAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+        nodeSelectorTerms:
+        - matchExpressions: [{key: gen, operator: Gt, values: ["3", "4"]}]
+        - matchExpressions: [{key: gen, operator: Gt, values: ["4"]}]
+    podAntiAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+      - topologyKey: kubernetes.io/hostname
+        labelSelector: {matchExpressions: [{key: app, operator: Exits}]}
+"""
+
+
+def test_bad_selectors_behave_as_kube_scheduler_does(
+    scheduler: LoadedSpec, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # Gt with two values: that term is skipped, the next (gen > 4) still matches gen=5.
+    # "Exits": InterPodAffinity's PreFilter cannot parse the pod, Unresolvable everywhere.
+    cluster = loads(BAD)
+    assert len(cluster.warnings) == 2
+    (node,) = explain_pod(scheduler, cluster, "default/web").nodes
+    assert [(r.plugin, r.status) for r in node.reasons] == [
+        ("InterPodAffinity", "UnschedulableAndUnresolvable")
+    ]
+    path = tmp_path / "bad.yaml"
+    path.write_text(BAD, encoding="utf-8")
+    assert main(["explain", str(path), "--pod", "default/web"]) == 0
+    out = capsys.readouterr().out
+    assert 'operator "Gt" needs exactly one integer value, got ["3", "4"]' in out
+    assert 'unknown operator "Exits"' in out
+
+
+def test_missing_priority_class_is_a_clear_error(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "p.yaml"
+    path.write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\n"
+        "spec: {priorityClassName: gold, containers: [{name: c, image: nginx}]}\n",
+        encoding="utf-8",
+    )
+    assert main(["explain", str(path), "--pod", "default/web"]) == 2
+    err = capsys.readouterr().err
+    assert err.endswith(
+        'p.yaml:4: Pod default/web: spec.priorityClassName: no PriorityClass with name "gold" '
+        "was found\n"
+    )
