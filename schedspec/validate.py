@@ -187,7 +187,7 @@ _REQUIRED_NODE = "kube-scheduler treats the term as matching no node"
 _PREFERRED_NODE = "kube-scheduler's NodeAffinity PreScore fails with an error for this pod"
 _POD_AFFINITY = (
     "kube-scheduler cannot parse the pod's affinity terms: InterPodAffinity's PreFilter rejects "
-    "it on every node (UnschedulableAndUnresolvable, \"parsing pod\"), and once bound its terms "
+    'it on every node (UnschedulableAndUnresolvable, "parsing pod"), and once bound its terms '
     "of this list are ignored"
 )
 _SPREAD = (

@@ -113,7 +113,7 @@ def test_check_unknown_spec(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_eval_prints_each_pending_pod(capsys: pytest.CaptureFixture[str]) -> None:
     example = EXAMPLES / "zonal-web.yaml"
-    code, out, err = run(capsys, "eval", str(example))
+    code, out, err = run(capsys, "eval", str(example), "--spec", "textbook")
     assert (code, err) == (0, "")
     assert out.startswith("spec textbook (spec/kube/textbook.tla): Filter decides feasibility")
     cluster = load(example)
@@ -230,4 +230,7 @@ def test_console_script() -> None:
         check=False,
     )
     assert (done.returncode, done.stderr) == (0, "")
-    assert "\nml/train-resnet50-mkwvp: feasible on 0/5 node(s)\n" in done.stdout
+    # The default spec is scheduler.tla: the training pod's node affinity asks for A10G nodes,
+    # and gpu-a10g-1 has no GPU left, so only gpu-a10g-2 remains.
+    assert done.stdout.startswith("spec scheduler (spec/kube/scheduler.tla): Feasible decides")
+    assert "\nml/train-resnet50-mkwvp: feasible on 1/5 node(s)\n" in done.stdout
