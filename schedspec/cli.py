@@ -55,6 +55,12 @@ def _parser() -> argparse.ArgumentParser:
     ex.add_argument("--pod", metavar="NS/NAME", required=True, help="the pod to explain")
     ex.add_argument("--spec", default="scheduler", help="bundled spec name or .tla path")
     ex.add_argument("--json", action="store_true", help="machine-readable output")
+
+    sc = sub.add_parser("schedule", help="run the operational scheduler to quiescence")
+    sc.add_argument("cluster", nargs="+", metavar="CLUSTER", help="manifest files (YAML/JSON)")
+    sc.add_argument("--config", metavar="KSC", help="a KubeSchedulerConfiguration file")
+    sc.add_argument("--seed", type=int, default=0, help="seed of the tie-breaking RNG")
+    sc.add_argument("--json", action="store_true", help="machine-readable output")
     return parser
 
 
@@ -65,6 +71,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _check(args, sys.stdout)
         if args.command == "explain":
             return _explain(args, sys.stdout)
+        if args.command == "schedule":
+            return _schedule(args, sys.stdout)
         return _eval(args, sys.stdout)
     except SchedspecError as err:
         print(f"schedspec {args.command}: {err}", file=sys.stderr)
@@ -175,6 +183,15 @@ def _explain(args: argparse.Namespace, out: TextIO) -> int:
 
 def _nodes(nodes: list[str]) -> str:
     return ", ".join(nodes) if len(nodes) <= 4 else ", ".join(nodes[:3]) + f", … +{len(nodes) - 3}"
+
+
+# ---- schedule -----------------------------------------------------------------------------
+
+
+def _schedule(args: argparse.Namespace, out: TextIO) -> int:
+    from schedspec.impl.report import run_schedule
+
+    return run_schedule(args.cluster, args.config, args.seed, args.json, out)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,133 @@
+"""A simulated API server: an in-memory store of Nodes, Pods and Namespaces with watch events
+and the ``pods/binding`` subresource, driven by the ``EventLoop``.
+
+Objects are Kubernetes-shaped dicts; the store owns them and hands out the stored dict (treat
+it as read-only); every change stores a new dict. Watch handlers receive events asynchronously
+(one loop callback per event, in order), like informers. ``bind`` sets ``spec.nodeName`` as the
+real subresource does: NotFound for an unknown pod, Conflict for a UID mismatch or a pod already
+bound. ``bind_fault`` is the fault hook: a callable that may return an error message to fail a
+bind (``FailBinds`` fails the first N).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+from schedspec.impl.loop import EventLoop
+
+__all__ = ["APIError", "APIServer", "FailBinds", "WatchEvent", "object_key"]
+
+Obj = Mapping[str, Any]
+KINDS = ("Namespace", "Node", "Pod")
+
+
+class APIError(Exception):
+    """An API call failed; ``reason`` is NotFound, Conflict, AlreadyExists or InternalError."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+@dataclass(frozen=True, slots=True)
+class WatchEvent:
+    type: str  # ADDED, MODIFIED, DELETED
+    kind: str
+    obj: Obj
+    old: Obj | None = None
+
+
+def object_key(obj: Obj) -> str:
+    meta = obj.get("metadata") or {}
+    ns = meta.get("namespace")
+    return f"{ns}/{meta.get('name', '')}" if ns else str(meta.get("name", ""))
+
+
+class FailBinds:
+    """A ``bind_fault`` failing the first ``times`` binds (optionally only of pods in ``keys``)."""
+
+    def __init__(self, times: int, keys: frozenset[str] | None = None) -> None:
+        self.remaining, self.keys = times, keys
+        self.failed: list[str] = []
+
+    def __call__(self, pod_key: str, node_name: str) -> str | None:
+        if self.remaining <= 0 or (self.keys is not None and pod_key not in self.keys):
+            return None
+        self.remaining -= 1
+        self.failed.append(pod_key)
+        return f"injected fault: binding {pod_key} to {node_name} failed"
+
+
+class APIServer:
+    def __init__(
+        self, loop: EventLoop, bind_fault: Callable[[str, str], str | None] | None = None
+    ) -> None:
+        self._loop = loop
+        self._store: dict[str, dict[str, Obj]] = {kind: {} for kind in KINDS}
+        self._watchers: list[Callable[[WatchEvent], None]] = []
+        self.bind_fault = bind_fault
+        self.bind_calls = 0
+
+    # ---- store
+
+    def get(self, kind: str, key: str) -> Obj | None:
+        return self._store[kind].get(key)
+
+    def list(self, kind: str) -> list[Obj]:
+        return list(self._store[kind].values())
+
+    def create(self, kind: str, obj: Obj) -> None:
+        key = object_key(obj)
+        if key in self._store[kind]:
+            raise APIError("AlreadyExists", f'{kind.lower()}s "{key}" already exists')
+        self._store[kind][key] = obj
+        self._emit(WatchEvent("ADDED", kind, obj))
+
+    def update(self, kind: str, obj: Obj) -> None:
+        key = object_key(obj)
+        old = self._store[kind].get(key)
+        if old is None:
+            raise APIError("NotFound", f'{kind.lower()}s "{key}" not found')
+        self._store[kind][key] = obj
+        self._emit(WatchEvent("MODIFIED", kind, obj, old))
+
+    def delete(self, kind: str, key: str) -> None:
+        old = self._store[kind].pop(key, None)
+        if old is None:
+            raise APIError("NotFound", f'{kind.lower()}s "{key}" not found')
+        self._emit(WatchEvent("DELETED", kind, old))
+
+    # ---- watch
+
+    def watch(self, handler: Callable[[WatchEvent], None]) -> None:
+        """Deliver every existing object as ADDED (Namespaces, Nodes, then Pods), then changes."""
+        self._watchers.append(handler)
+        for kind in KINDS:
+            for obj in list(self._store[kind].values()):
+                self._loop.call_soon(partial(handler, WatchEvent("ADDED", kind, obj)))
+
+    def _emit(self, event: WatchEvent) -> None:
+        for handler in self._watchers:
+            self._loop.call_soon(partial(handler, event))
+
+    # ---- subresources
+
+    def bind(self, namespace: str, name: str, uid: str, node_name: str) -> None:
+        """``POST pods/{name}/binding``: set ``spec.nodeName``."""
+        self.bind_calls += 1
+        key = f"{namespace}/{name}"
+        pod = self._store["Pod"].get(key)
+        if pod is None:
+            raise APIError("NotFound", f'pods "{name}" not found')
+        if uid and pod["metadata"].get("uid") != uid:
+            raise APIError("Conflict", f'pods "{name}": the UID in the binding does not match')
+        if pod["spec"].get("nodeName"):
+            message = f'pod {name} is already assigned to node "{pod["spec"]["nodeName"]}"'
+            raise APIError("Conflict", message)
+        if self.bind_fault is not None and (failure := self.bind_fault(key, node_name)):
+            raise APIError("InternalError", failure)
+        spec = {**pod["spec"], "nodeName": node_name}
+        self.update("Pod", {**pod, "spec": spec})

@@ -1,0 +1,47 @@
+"""Plugins of the v1.34 default profile that schedspec does not run, each with its reason.
+
+This table is the one place the difference is written down (DESIGN.md "declared
+differences"); the checker reads it. A configuration may disable these plugins or give them
+``pluginConfig`` args (ignored); enabling one is rejected with the reason.
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+
+__all__ = ["DECLARED_DIFFERENCES", "DECLARED_OUT_OF_SCOPE"]
+
+_VOLUMES = "volume plugins are out of scope: the cluster model has no PVC/PV/CSINode/StorageClass"
+
+DECLARED_OUT_OF_SCOPE = MappingProxyType(
+    {
+        "VolumeRestrictions": _VOLUMES,
+        "NodeVolumeLimits": _VOLUMES,
+        "VolumeBinding": _VOLUMES,
+        "VolumeZone": _VOLUMES,
+        "DynamicResources": "DRA is out of scope: the cluster model has no ResourceClaims",
+        "DefaultPreemption": "preemption (the PostFilter) is the next issue; pods that fit "
+        "nowhere stay unschedulable and nothing is evicted",
+    }
+)
+"""Plugin name → why it does not run."""
+
+DECLARED_DIFFERENCES = MappingProxyType(
+    {
+        "PodTopologySpread.systemDefaults": "system default constraints (hostname maxSkew 3, "
+        "zone maxSkew 5, ScheduleAnyway) take their selector from the Services, "
+        "ReplicationControllers, ReplicaSets and StatefulSets selecting the pod; the cluster "
+        "model loads none of them, so the selector is empty and, as upstream does then, no "
+        "default constraint applies",
+        "NodeResourcesFit.statusResources": "assigned pods are accounted with their spec "
+        "requests; InPlacePodVerticalScaling status resources are not modelled",
+        "queue": "a FIFO-like queue ordered by the QueueSort plugin; unschedulable pods are "
+        "retried after any cluster event (no backoffQ, no QueueingHints: the next issue)",
+        "nominatedPods": "the nominated node is tried first, but other pods' nominations do "
+        "not reserve room (two-pass filtering comes with preemption, the next issue)",
+        "parallelism": "filters and scores run sequentially; the node visiting order and the "
+        "stop after numFeasibleNodesToFind feasible nodes are as upstream",
+        "tieBreak": "selectHost draws among equal top scores with a seeded random.Random "
+        "(reservoir sampling in evaluation order), not Go's math/rand",
+    }
+)

@@ -1,0 +1,223 @@
+"""One ``Protocol`` per extension point (``k8s.io/kube-scheduler/framework/interface.go``).
+
+A plugin is any object with a ``name()`` that implements one or more of these; the framework
+sorts plugins into extension points with ``isinstance`` (the protocols are runtime-checkable).
+Status results follow Go: ``None`` is success. The scheduling cycle runs QueueSort → PreFilter →
+Filter → (PostFilter on failure) → PreScore → Score/NormalizeScore → Reserve → Permit; the
+binding cycle runs PreBind → Bind → PostBind (Unreserve on any failure after Reserve).
+
+``Handle`` is what the framework gives plugins: the snapshot, waiting pods, the virtual clock,
+the API client and namespace labels.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Protocol, runtime_checkable
+
+from schedspec.impl.api import Pod
+from schedspec.impl.framework.cycle_state import CycleState
+from schedspec.impl.framework.status import Status
+from schedspec.impl.framework.types import (
+    Diagnosis,
+    NodeInfo,
+    NodeScore,
+    PodInfo,
+    PreFilterResult,
+    QueuedPodInfo,
+)
+
+__all__ = [
+    "APIClient",
+    "BindPlugin",
+    "Clock",
+    "FilterPlugin",
+    "Handle",
+    "PermitPlugin",
+    "Plugin",
+    "PostBindPlugin",
+    "PostFilterPlugin",
+    "PostFilterResult",
+    "PreBindPlugin",
+    "PreEnqueuePlugin",
+    "PreFilterExtensions",
+    "PreFilterPlugin",
+    "PreScorePlugin",
+    "QueueSortPlugin",
+    "ReservePlugin",
+    "ScoreExtensions",
+    "ScorePlugin",
+    "SharedLister",
+    "WaitingPod",
+]
+
+
+@runtime_checkable
+class Plugin(Protocol):
+    def name(self) -> str: ...
+
+
+@runtime_checkable
+class QueueSortPlugin(Plugin, Protocol):
+    def less(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool: ...
+
+
+@runtime_checkable
+class PreEnqueuePlugin(Plugin, Protocol):
+    def pre_enqueue(self, pod: Pod) -> Status | None: ...
+
+
+@runtime_checkable
+class PreFilterExtensions(Protocol):
+    """Incremental updates of PreFilter state when a pod is added to / removed from a node
+    (nominated pods, preemption dry runs)."""
+
+    def add_pod(
+        self, state: CycleState, pod: Pod, to_add: PodInfo, node_info: NodeInfo
+    ) -> Status | None: ...
+
+    def remove_pod(
+        self, state: CycleState, pod: Pod, to_remove: PodInfo, node_info: NodeInfo
+    ) -> Status | None: ...
+
+
+@runtime_checkable
+class PreFilterPlugin(Plugin, Protocol):
+    def pre_filter(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[PreFilterResult | None, Status | None]: ...
+
+    def pre_filter_extensions(self) -> PreFilterExtensions | None: ...
+
+
+@runtime_checkable
+class FilterPlugin(Plugin, Protocol):
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None: ...
+
+
+class PostFilterResult:
+    __slots__ = ("nominated_node_name",)
+
+    def __init__(self, nominated_node_name: str = "") -> None:
+        self.nominated_node_name = nominated_node_name
+
+
+@runtime_checkable
+class PostFilterPlugin(Plugin, Protocol):
+    def post_filter(
+        self, state: CycleState, pod: Pod, diagnosis: Diagnosis
+    ) -> tuple[PostFilterResult | None, Status | None]: ...
+
+
+@runtime_checkable
+class PreScorePlugin(Plugin, Protocol):
+    def pre_score(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> Status | None: ...
+
+
+@runtime_checkable
+class ScoreExtensions(Protocol):
+    def normalize_score(
+        self, state: CycleState, pod: Pod, scores: list[NodeScore]
+    ) -> Status | None: ...
+
+
+@runtime_checkable
+class ScorePlugin(Plugin, Protocol):
+    def score(
+        self, state: CycleState, pod: Pod, node_info: NodeInfo
+    ) -> tuple[int, Status | None]: ...
+
+    def score_extensions(self) -> ScoreExtensions | None: ...
+
+
+@runtime_checkable
+class ReservePlugin(Plugin, Protocol):
+    def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None: ...
+
+    def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None: ...
+
+
+@runtime_checkable
+class PermitPlugin(Plugin, Protocol):
+    def permit(
+        self, state: CycleState, pod: Pod, node_name: str
+    ) -> tuple[Status | None, float]: ...
+
+
+@runtime_checkable
+class PreBindPlugin(Plugin, Protocol):
+    def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None: ...
+
+
+@runtime_checkable
+class BindPlugin(Plugin, Protocol):
+    """Returns Skip to let the next Bind plugin bind the pod."""
+
+    def bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None: ...
+
+
+@runtime_checkable
+class PostBindPlugin(Plugin, Protocol):
+    def post_bind(self, state: CycleState, pod: Pod, node_name: str) -> None: ...
+
+
+# ------------------------------------------------------------------------------ the handle
+
+
+class SharedLister(Protocol):
+    """The cycle's snapshot (``SharedLister``/``NodeInfoLister``)."""
+
+    def list(self) -> Sequence[NodeInfo]: ...
+
+    def have_pods_with_affinity_list(self) -> Sequence[NodeInfo]: ...
+
+    def have_pods_with_required_anti_affinity_list(self) -> Sequence[NodeInfo]: ...
+
+    def get(self, node_name: str) -> NodeInfo | None: ...
+
+
+class WaitingPod(Protocol):
+    """A pod held at Permit; a plugin may ``allow`` or ``reject`` it."""
+
+    @property
+    def pod(self) -> Pod: ...
+
+    def pending_plugins(self) -> list[str]: ...
+
+    def allow(self, plugin: str) -> None: ...
+
+    def reject(self, plugin: str, message: str) -> None: ...
+
+
+class Clock(Protocol):
+    """Virtual time: ``now()`` in seconds and ``after(delay, fn)`` to run ``fn`` later."""
+
+    def now(self) -> float: ...
+
+    def after(self, delay: float, fn: Callable[[], None]) -> None: ...
+
+
+class APIClient(Protocol):
+    def bind(self, namespace: str, name: str, uid: str, node_name: str) -> None:
+        """The ``pods/binding`` subresource; raises ``APIError`` on failure."""
+        ...
+
+
+class Handle(Protocol):
+    def snapshot_shared_lister(self) -> SharedLister: ...
+
+    def get_waiting_pod(self, uid: str) -> WaitingPod | None: ...
+
+    def iterate_over_waiting_pods(self, callback: Callable[[WaitingPod], None]) -> None: ...
+
+    def reject_waiting_pod(self, uid: str) -> bool: ...
+
+    def clock(self) -> Clock: ...
+
+    def client(self) -> APIClient: ...
+
+    def namespace_labels(self, namespace: str) -> Mapping[str, str] | None: ...
+
+    def namespaces(self) -> Iterable[tuple[str, Mapping[str, str]]]: ...

@@ -1,0 +1,502 @@
+"""The framework runtime: builds a profile's plugins and runs each extension point.
+
+Mirrors ``pkg/scheduler/framework/runtime/framework.go`` (v1.34): plugins are instantiated from
+the registry by name, sorted into extension points by the protocols they implement
+(``multiPoint`` expansion: plugins re-listed at a specific point keep that position, then the
+multiPoint ones, then the other specific ones), score weights come from the Score set first
+and then multiPoint, and a weight of 0 counts as 1. Building fails fast (``ConfigError`` with
+the field path) on an unknown plugin, a plugin that does not implement the extension point it
+is listed at, a double registration, no or several QueueSort plugins, or no Bind plugin.
+
+``FrameworkHandle`` is what plugins get; it also keeps the pods waiting at Permit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import partial
+from typing import Any
+
+from schedspec.impl.api import Pod
+from schedspec.impl.errors import ConfigError
+from schedspec.impl.framework.config import PluginRef, ProfileConfig
+from schedspec.impl.framework.cycle_state import CycleState
+from schedspec.impl.framework.declared import DECLARED_OUT_OF_SCOPE
+from schedspec.impl.framework.interface import (
+    APIClient,
+    BindPlugin,
+    Clock,
+    FilterPlugin,
+    PermitPlugin,
+    Plugin,
+    PostBindPlugin,
+    PostFilterPlugin,
+    PostFilterResult,
+    PreBindPlugin,
+    PreEnqueuePlugin,
+    PreFilterPlugin,
+    PreScorePlugin,
+    QueueSortPlugin,
+    ReservePlugin,
+    ScorePlugin,
+    SharedLister,
+    WaitingPod,
+)
+from schedspec.impl.framework.registry import Registry
+from schedspec.impl.framework.status import Code, Status
+from schedspec.impl.framework.types import (
+    MAX_NODE_SCORE,
+    Diagnosis,
+    NodeInfo,
+    NodeScore,
+    PreFilterResult,
+    QueuedPodInfo,
+)
+
+__all__ = ["MAX_PERMIT_TIMEOUT", "Framework", "FrameworkHandle"]
+
+MAX_PERMIT_TIMEOUT = 15 * 60.0  # seconds (framework.go maxTimeout)
+
+_POINTS: dict[str, tuple[type[Any], str]] = {
+    "preEnqueue": (PreEnqueuePlugin, "PreEnqueuePlugin"),
+    "queueSort": (QueueSortPlugin, "QueueSortPlugin"),
+    "preFilter": (PreFilterPlugin, "PreFilterPlugin"),
+    "filter": (FilterPlugin, "FilterPlugin"),
+    "postFilter": (PostFilterPlugin, "PostFilterPlugin"),
+    "preScore": (PreScorePlugin, "PreScorePlugin"),
+    "score": (ScorePlugin, "ScorePlugin"),
+    "reserve": (ReservePlugin, "ReservePlugin"),
+    "permit": (PermitPlugin, "PermitPlugin"),
+    "preBind": (PreBindPlugin, "PreBindPlugin"),
+    "bind": (BindPlugin, "BindPlugin"),
+    "postBind": (PostBindPlugin, "PostBindPlugin"),
+}
+
+
+# ------------------------------------------------------------------------------ waiting pods
+
+
+class _WaitingPod:
+    """A pod held at Permit until every waiting plugin allows it, one rejects it, or a timeout."""
+
+    def __init__(self, pod: Pod, waits: Mapping[str, float], clock: Clock) -> None:
+        self._pod = pod
+        self._pending = dict(waits)
+        self._result: Status | None = None
+        self._done = False
+        self._waiters: list[Callable[[Status | None], None]] = []
+        for plugin, timeout in waits.items():
+            message = f"rejected due to timeout after waiting {timeout:g}s at plugin {plugin}"
+            clock.after(timeout, partial(self.reject, plugin, message))
+
+    @property
+    def pod(self) -> Pod:
+        return self._pod
+
+    def pending_plugins(self) -> list[str]:
+        return sorted(self._pending)
+
+    def allow(self, plugin: str) -> None:
+        self._pending.pop(plugin, None)
+        if not self._pending:
+            self._finish(None)
+
+    def reject(self, plugin: str, message: str) -> None:
+        self._finish(Status(Code.UNSCHEDULABLE, (message,), plugin))
+
+    def on_done(self, callback: Callable[[Status | None], None]) -> None:
+        if self._done:
+            callback(self._result)
+        else:
+            self._waiters.append(callback)
+
+    def _finish(self, result: Status | None) -> None:
+        if self._done:
+            return
+        self._done, self._result = True, result
+        waiters, self._waiters = self._waiters, []
+        for callback in waiters:
+            callback(result)
+
+
+class FrameworkHandle:
+    """The ``Handle`` given to plugins: snapshot, clock, API client, namespaces, waiting pods."""
+
+    def __init__(
+        self,
+        snapshot: SharedLister,
+        clock: Clock,
+        client: APIClient,
+        namespaces: Callable[[], Mapping[str, Mapping[str, str]]] = dict,
+    ) -> None:
+        self._snapshot, self._clock, self._client = snapshot, clock, client
+        self._namespaces = namespaces
+        self.waiting_pods: dict[str, _WaitingPod] = {}
+
+    def snapshot_shared_lister(self) -> SharedLister:
+        return self._snapshot
+
+    def get_waiting_pod(self, uid: str) -> WaitingPod | None:
+        return self.waiting_pods.get(uid)
+
+    def iterate_over_waiting_pods(self, callback: Callable[[WaitingPod], None]) -> None:
+        for wp in list(self.waiting_pods.values()):
+            callback(wp)
+
+    def reject_waiting_pod(self, uid: str) -> bool:
+        wp = self.waiting_pods.get(uid)
+        if wp is None:
+            return False
+        wp.reject("", "removed")
+        return True
+
+    def clock(self) -> Clock:
+        return self._clock
+
+    def client(self) -> APIClient:
+        return self._client
+
+    def namespace_labels(self, namespace: str) -> Mapping[str, str] | None:
+        return self._namespaces().get(namespace)
+
+    def namespaces(self) -> Iterable[tuple[str, Mapping[str, str]]]:
+        return self._namespaces().items()
+
+
+# ------------------------------------------------------------------------------ building
+
+
+def _instantiate(
+    profile: ProfileConfig, registry: Registry, handle: FrameworkHandle
+) -> dict[str, Plugin]:
+    refs = [r for s in profile.plugins.values() for r in s.enabled]
+    for ref in refs:
+        if ref.name in DECLARED_OUT_OF_SCOPE:
+            message = (
+                f'plugin "{ref.name}" is declared out of scope: {DECLARED_OUT_OF_SCOPE[ref.name]}'
+            )
+            raise ConfigError(message, ref.path)
+        if ref.name not in registry:
+            raise ConfigError(f'plugin "{ref.name}" does not exist', ref.path)
+    for name, (_, path) in profile.plugin_args.items():
+        if name not in registry and name not in DECLARED_OUT_OF_SCOPE:
+            raise ConfigError(f'plugin "{name}" does not exist', path.removesuffix(".args"))
+    plugins: dict[str, Plugin] = {}
+    for ref in refs:
+        if ref.name in plugins:
+            continue
+        args, path = profile.plugin_args.get(ref.name, ({}, ""))
+        try:
+            plugins[ref.name] = registry[ref.name](args, handle)
+        except ConfigError as err:
+            raise err.under(path or f"{profile.path}.pluginConfig") from None
+    return plugins
+
+
+def _point_list(profile: ProfileConfig, point: str, plugins: Mapping[str, Plugin]) -> list[str]:
+    """The plugin names at ``point``, with multiPoint expanded (``expandMultiPointPlugins``)."""
+    proto, type_name = _POINTS[point]
+    own = profile.plugins[point]
+    names: list[str] = []
+    for ref in own.enabled:
+        if not isinstance(plugins[ref.name], proto):
+            raise ConfigError(f'plugin "{ref.name}" does not extend {type_name} plugin', ref.path)
+        if ref.name in names:
+            raise ConfigError(f'plugin "{ref.name}" already registered as "{type_name}"', ref.path)
+        names.append(ref.name)
+    if "*" in own.disabled:
+        return names
+    overrides: list[str] = []
+    multi: list[str] = []
+    for ref in profile.plugins["multiPoint"].enabled:
+        if not isinstance(plugins[ref.name], proto) or ref.name in own.disabled:
+            continue
+        if ref.name in names:
+            overrides.append(ref.name)
+        elif ref.name in multi:
+            raise ConfigError(f'plugin "{ref.name}" already registered as "{type_name}"', ref.path)
+        else:
+            multi.append(ref.name)
+    head = [n for n in names if n in overrides]
+    return head + multi + [n for n in names if n not in overrides]
+
+
+def _score_weights(profile: ProfileConfig, plugins: Mapping[str, Plugin]) -> dict[str, int]:
+    weights: dict[str, int] = {}
+    refs: list[PluginRef] = [*profile.plugins["score"].enabled]
+    refs += profile.plugins["multiPoint"].enabled
+    for ref in refs:
+        if isinstance(plugins[ref.name], ScorePlugin) and ref.name not in weights:
+            weights[ref.name] = ref.weight or 1
+    return weights
+
+
+# ------------------------------------------------------------------------------ the framework
+
+
+class Framework:
+    """One profile's plugins, sorted into extension points, and the code that runs them."""
+
+    def __init__(self, profile: ProfileConfig, registry: Registry, handle: FrameworkHandle) -> None:
+        self.profile_name = profile.scheduler_name
+        self.percentage_of_nodes_to_score = profile.percentage_of_nodes_to_score
+        self.handle = handle
+        self.plugins = _instantiate(profile, registry, handle)
+        lists = {point: _point_list(profile, point, self.plugins) for point in _POINTS}
+        self.lists = lists
+        self._check_required(profile, lists)
+        get = self.plugins.__getitem__
+        self.queue_sort: QueueSortPlugin = get(lists["queueSort"][0])  # type: ignore[assignment]
+        self.pre_enqueue: list[PreEnqueuePlugin] = [get(n) for n in lists["preEnqueue"]]  # type: ignore[misc]
+        self.pre_filter: list[PreFilterPlugin] = [get(n) for n in lists["preFilter"]]  # type: ignore[misc]
+        self.filter: list[FilterPlugin] = [get(n) for n in lists["filter"]]  # type: ignore[misc]
+        self.post_filter: list[PostFilterPlugin] = [get(n) for n in lists["postFilter"]]  # type: ignore[misc]
+        self.pre_score: list[PreScorePlugin] = [get(n) for n in lists["preScore"]]  # type: ignore[misc]
+        self.score: list[ScorePlugin] = [get(n) for n in lists["score"]]  # type: ignore[misc]
+        self.reserve: list[ReservePlugin] = [get(n) for n in lists["reserve"]]  # type: ignore[misc]
+        self.permit: list[PermitPlugin] = [get(n) for n in lists["permit"]]  # type: ignore[misc]
+        self.pre_bind: list[PreBindPlugin] = [get(n) for n in lists["preBind"]]  # type: ignore[misc]
+        self.bind: list[BindPlugin] = [get(n) for n in lists["bind"]]  # type: ignore[misc]
+        self.post_bind: list[PostBindPlugin] = [get(n) for n in lists["postBind"]]  # type: ignore[misc]
+        self.score_weights = _score_weights(profile, self.plugins)
+
+    @staticmethod
+    def _check_required(profile: ProfileConfig, lists: Mapping[str, list[str]]) -> None:
+        path = f"{profile.path}.plugins"
+        if not lists["queueSort"]:
+            raise ConfigError("no queue sort plugin is enabled", f"{path}.queueSort")
+        if len(lists["queueSort"]) > 1:
+            raise ConfigError("only one queue sort plugin can be enabled", f"{path}.queueSort")
+        if not lists["bind"]:
+            raise ConfigError("at least one bind plugin is needed", f"{path}.bind")
+
+    # ---- queue
+
+    def less(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
+        return self.queue_sort.less(a, b)
+
+    def run_pre_enqueue_plugins(self, pod: Pod) -> Status | None:
+        for pl in self.pre_enqueue:
+            status = pl.pre_enqueue(pod)
+            if status is not None and not status.is_success():
+                return status.with_plugin(pl.name())
+        return None
+
+    # ---- scheduling cycle
+
+    def run_pre_filter_plugins(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[PreFilterResult | None, Status | None, set[str]]:
+        """The merged narrowing, the first rejection, and the plugins that narrowed."""
+        result: PreFilterResult | None = None
+        skip: set[str] = set()
+        narrowing: set[str] = set()
+        try:
+            for pl in self.pre_filter:
+                name = pl.name()
+                res, status = pl.pre_filter(state, pod, nodes)
+                if status is not None and status.code is Code.SKIP:
+                    skip.add(name)
+                    continue
+                if status is not None and not status.is_success():
+                    if status.is_rejected():
+                        return None, status.with_plugin(name), narrowing
+                    message = f"running PreFilter plugin {name!r}: {status.message()}"
+                    return None, Status(Code.ERROR, (message,), name), narrowing
+                if res is None or res.all_nodes():
+                    continue
+                narrowing.add(name)
+                result = res if result is None else result.merge(res)
+                if result.node_names is not None and not result.node_names:
+                    return result, _conflict(narrowing), narrowing
+            return result, None, narrowing
+        finally:
+            state.skip_filter_plugins = frozenset(skip)
+
+    def active_filters(
+        self, state: CycleState
+    ) -> list[tuple[str, Callable[[CycleState, Pod, NodeInfo], Status | None]]]:
+        """The (name, filter) pairs not skipped at PreFilter, in order (the hot loop's input)."""
+        skip = state.skip_filter_plugins
+        return [(p.name(), p.filter) for p in self.filter if p.name() not in skip]
+
+    def run_filter_plugins(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        """The conjunction of the Filter plugins, stopping at the first failure."""
+        return run_filters(self.active_filters(state), state, pod, node_info)
+
+    def run_post_filter_plugins(
+        self, state: CycleState, pod: Pod, diagnosis: Diagnosis
+    ) -> tuple[PostFilterResult | None, Status | None]:
+        reasons: list[str] = []
+        for pl in self.post_filter:
+            result, status = pl.post_filter(state, pod, diagnosis)
+            if status is None or status.is_success():
+                return result, None
+            if status.code in (Code.ERROR, Code.UNSCHEDULABLE_AND_UNRESOLVABLE):
+                return result, status.with_plugin(pl.name())
+            reasons.extend(status.reasons)
+        return None, Status(Code.UNSCHEDULABLE, tuple(reasons))
+
+    def run_pre_score_plugins(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> Status | None:
+        skip: set[str] = set()
+        for pl in self.pre_score:
+            status = pl.pre_score(state, pod, nodes)
+            if status is None or status.is_success():
+                continue
+            if status.code is Code.SKIP:
+                skip.add(pl.name())
+                continue
+            message = f"running PreScore plugin {pl.name()!r}: {status.message()}"
+            return Status(Code.ERROR, (message,), pl.name())
+        state.skip_score_plugins = frozenset(skip)
+        return None
+
+    def run_score_plugins(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[list[int], Status | None]:
+        """Weighted sum over the Score plugins of their normalized scores, per node."""
+        totals = [0] * len(nodes)
+        for pl in self.score:
+            name = pl.name()
+            if name in state.skip_score_plugins:
+                continue
+            scores, status = _plugin_scores(pl, state, pod, nodes)
+            if status is not None:
+                return totals, status
+            weight = self.score_weights[name]
+            for i, ns in enumerate(scores):
+                if not 0 <= ns.score <= MAX_NODE_SCORE:
+                    message = (
+                        f"plugin {name!r} returns an invalid score {ns.score}, it should in "
+                        f"the range of [0, {MAX_NODE_SCORE}] after normalizing"
+                    )
+                    return totals, Status(Code.ERROR, (message,), name)
+                totals[i] += ns.score * weight
+        return totals, None
+
+    def run_reserve_plugins_reserve(self, state: CycleState, pod: Pod, node: str) -> Status | None:
+        for pl in self.reserve:
+            status = pl.reserve(state, pod, node)
+            if status is not None and not status.is_success():
+                if status.is_rejected():
+                    return status.with_plugin(pl.name())
+                message = f"running Reserve plugin {pl.name()!r}: {status.message()}"
+                return Status(Code.ERROR, (message,), pl.name())
+        return None
+
+    def run_reserve_plugins_unreserve(self, state: CycleState, pod: Pod, node: str) -> None:
+        for pl in reversed(self.reserve):
+            pl.unreserve(state, pod, node)
+
+    def run_permit_plugins(self, state: CycleState, pod: Pod, node: str) -> Status | None:
+        """None, a rejection, or Wait (the pod is then held in ``handle.waiting_pods``)."""
+        waits: dict[str, float] = {}
+        for pl in self.permit:
+            status, timeout = pl.permit(state, pod, node)
+            if status is None or status.is_success():
+                continue
+            if status.is_rejected():
+                return status.with_plugin(pl.name())
+            if status.code is Code.WAIT:
+                waits[pl.name()] = min(timeout, MAX_PERMIT_TIMEOUT)
+                continue
+            message = f"running Permit plugin {pl.name()!r}: {status.message()}"
+            return Status(Code.ERROR, (message,), pl.name())
+        if not waits:
+            return None
+        self.handle.waiting_pods[pod.uid] = _WaitingPod(pod, waits, self.handle.clock())
+        message = f"one or more plugins asked to wait and no plugin rejected pod {pod.name!r}"
+        return Status(Code.WAIT, (message,))
+
+    def wait_on_permit(self, pod: Pod, then: Callable[[Status | None], None]) -> None:
+        """Call ``then`` with the Permit outcome once the pod stops waiting (at once if it
+        does not wait)."""
+        wp = self.handle.waiting_pods.get(pod.uid)
+        if wp is None:
+            then(None)
+            return
+
+        def done(status: Status | None) -> None:
+            self.handle.waiting_pods.pop(pod.uid, None)
+            then(status)
+
+        wp.on_done(done)
+
+    # ---- binding cycle
+
+    def run_pre_bind_plugins(self, state: CycleState, pod: Pod, node: str) -> Status | None:
+        for pl in self.pre_bind:
+            status = pl.pre_bind(state, pod, node)
+            if status is not None and not status.is_success() and status.code is not Code.SKIP:
+                message = f"running PreBind plugin {pl.name()!r}: {status.message()}"
+                return Status(status.code if status.is_rejected() else Code.ERROR, (message,))
+        return None
+
+    def run_bind_plugins(self, state: CycleState, pod: Pod, node: str) -> Status | None:
+        for pl in self.bind:
+            status = pl.bind(state, pod, node)
+            if status is not None and status.code is Code.SKIP:
+                continue
+            if status is not None and not status.is_success():
+                message = f"running Bind plugin {pl.name()!r}: {status.message()}"
+                code = status.code if status.is_rejected() else Code.ERROR
+                return Status(code, (message,), pl.name())
+            return None
+        return Status(Code.SKIP, ("all bind plugins skipped",))
+
+    def run_post_bind_plugins(self, state: CycleState, pod: Pod, node: str) -> None:
+        for pl in self.post_bind:
+            pl.post_bind(state, pod, node)
+
+    def has_score_plugins(self) -> bool:
+        return bool(self.score)
+
+    def has_filter_plugins(self) -> bool:
+        return bool(self.filter)
+
+
+def run_filters(
+    filters: Sequence[tuple[str, Callable[[CycleState, Pod, NodeInfo], Status | None]]],
+    state: CycleState,
+    pod: Pod,
+    node_info: NodeInfo,
+) -> Status | None:
+    for name, fn in filters:
+        status = fn(state, pod, node_info)
+        if status is not None and status.code is not Code.SUCCESS:
+            if not status.is_rejected():
+                message = f"running {name!r} filter plugin: {status.message()}"
+                return Status(Code.ERROR, (message,), name)
+            return status.with_plugin(name)
+    return None
+
+
+def _conflict(narrowing: set[str]) -> Status:
+    names = sorted(narrowing)
+    if len(names) == 1:
+        message = f"node(s) didn't satisfy plugin {names[0]}"
+    else:
+        message = f"node(s) didn't satisfy plugin(s) [{' '.join(names)}] simultaneously"
+    return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (message,))
+
+
+def _plugin_scores(
+    pl: ScorePlugin, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+) -> tuple[list[NodeScore], Status | None]:
+    score = pl.score
+    scores: list[NodeScore] = []
+    for ni in nodes:
+        value, status = score(state, pod, ni)
+        if status is not None and not status.is_success():
+            message = f"running Score plugin {pl.name()!r}: {status.message()}"
+            return scores, Status(Code.ERROR, (message,), pl.name())
+        scores.append(NodeScore(ni.name, value))
+    ext = pl.score_extensions()
+    if ext is not None:
+        status = ext.normalize_score(state, pod, scores)
+        if status is not None and not status.is_success():
+            message = f"running Normalize on Score plugin {pl.name()!r}: {status.message()}"
+            return scores, Status(Code.ERROR, (message,), pl.name())
+    return scores, None

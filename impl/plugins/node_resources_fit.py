@@ -1,0 +1,235 @@
+"""NodeResourcesFit: the pod's requests must fit in what the node has left; scoring by
+LeastAllocated (default) or MostAllocated.
+
+Mirrors ``pkg/scheduler/framework/plugins/noderesources/fit.go`` (v1.34): the pod count is
+always checked ("Too many pods"); a pod with all-zero requests is checked for nothing else;
+otherwise every positive cpu/memory/ephemeral-storage request and every non-zero scalar request
+(unless ignored by ``ignoredResources``/``ignoredResourceGroups``; a resource the node does not
+advertise has allocatable 0) must be ≤ allocatable − requested. All failures are reported;
+the status is Unschedulable, or UnschedulableAndUnresolvable when some request exceeds the
+allocatable itself (preemption cannot help).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from schedspec.impl.api import Pod
+from schedspec.impl.api.resources import is_extended_resource, is_scalar_resource
+from schedspec.impl.errors import ConfigError
+from schedspec.impl.framework.args import check_fields, get_list, get_mapping, get_str
+from schedspec.impl.framework.cycle_state import CycleState
+from schedspec.impl.framework.interface import Handle
+from schedspec.impl.framework.status import Code, Status
+from schedspec.impl.framework.types import NodeInfo, PreFilterResult
+from schedspec.impl.plugins.resource_allocation import (
+    DEFAULT_RESOURCES,
+    ResourceSpec,
+    least_allocated,
+    most_allocated,
+    parse_resources,
+    pod_request_list,
+)
+
+__all__ = [
+    "NAME",
+    "InsufficientResource",
+    "NodeResourcesFit",
+    "fits",
+    "insufficient_resources",
+    "score",
+]
+
+NAME = "NodeResourcesFit"
+_STRATEGIES = ("LeastAllocated", "MostAllocated", "RequestedToCapacityRatio")
+
+
+@dataclass(frozen=True, slots=True)
+class InsufficientResource:
+    resource: str
+    reason: str
+    requested: int
+    used: int
+    capacity: int
+    unresolvable: bool
+
+
+class _Request:
+    """The pod's request vector, split for the Filter's hot path (``preFilterState``)."""
+
+    __slots__ = ("all_zero", "cpu", "ephemeral", "memory", "scalars")
+
+    def __init__(
+        self, requests: Mapping[str, int], ignored: frozenset[str], groups: frozenset[str]
+    ) -> None:
+        self.cpu = requests.get("cpu", 0)
+        self.memory = requests.get("memory", 0)
+        self.ephemeral = requests.get("ephemeral-storage", 0)
+        scalars = [(n, q) for n, q in requests.items() if is_scalar_resource(n)]
+        self.all_zero = not (self.cpu or self.memory or self.ephemeral or scalars)
+        self.scalars = tuple(
+            (n, q) for n, q in scalars if q != 0 and not _ignored(n, ignored, groups)
+        )
+
+    def clone(self) -> _Request:
+        return self
+
+
+def _ignored(name: str, ignored: frozenset[str], groups: frozenset[str]) -> bool:
+    if not is_extended_resource(name):
+        return False
+    return name in ignored or (bool(groups) and name.split("/")[0] in groups)
+
+
+def _check(out: list[InsufficientResource], name: str, want: int, node_info: NodeInfo) -> None:
+    alloc = node_info.allocatable.get(name, 0)
+    used = node_info.requested.get(name, 0)
+    if want > alloc - used:
+        out.append(
+            InsufficientResource(name, f"Insufficient {name}", want, used, alloc, want > alloc)
+        )
+
+
+def _insufficient(req: _Request, node_info: NodeInfo) -> list[InsufficientResource]:
+    out: list[InsufficientResource] = []
+    pods, allowed = len(node_info.pods), node_info.allowed_pod_number
+    if pods + 1 > allowed:
+        out.append(InsufficientResource("pods", "Too many pods", 1, pods, allowed, False))
+    if req.all_zero:
+        return out
+    if req.cpu > 0:
+        _check(out, "cpu", req.cpu, node_info)
+    if req.memory > 0:
+        _check(out, "memory", req.memory, node_info)
+    if req.ephemeral > 0:
+        _check(out, "ephemeral-storage", req.ephemeral, node_info)
+    for name, want in req.scalars:
+        _check(out, name, want, node_info)
+    return out
+
+
+def insufficient_resources(
+    pod: Pod,
+    node_info: NodeInfo,
+    ignored_resources: frozenset[str] = frozenset(),
+    ignored_resource_groups: frozenset[str] = frozenset(),
+) -> list[InsufficientResource]:
+    """Every resource ``pod`` lacks on the node (``fitsRequest``), pods first."""
+    return _insufficient(
+        _Request(pod.requests, ignored_resources, ignored_resource_groups), node_info
+    )
+
+
+def fits(
+    pod: Pod,
+    node_info: NodeInfo,
+    ignored_resources: frozenset[str] = frozenset(),
+    ignored_resource_groups: frozenset[str] = frozenset(),
+) -> bool:
+    return not insufficient_resources(pod, node_info, ignored_resources, ignored_resource_groups)
+
+
+def score(
+    pod: Pod,
+    node_info: NodeInfo,
+    resources: Sequence[ResourceSpec] = DEFAULT_RESOURCES,
+    strategy: str = "LeastAllocated",
+) -> int:
+    """LeastAllocated (or MostAllocated) over the non-zero requests, 0..100."""
+    requests = pod_request_list(pod, resources, use_requested=False)
+    scorer = most_allocated if strategy == "MostAllocated" else least_allocated
+    return scorer(node_info, requests, resources)
+
+
+_PRE_FILTER_KEY = "PreFilter" + NAME
+_PRE_SCORE_KEY = "PreScore" + NAME
+
+
+class _PreScoreState:
+    __slots__ = ("requests",)
+
+    def __init__(self, requests: list[int]) -> None:
+        self.requests = requests
+
+    def clone(self) -> _PreScoreState:
+        return self
+
+
+class NodeResourcesFit:
+    def __init__(
+        self,
+        ignored: frozenset[str] = frozenset(),
+        groups: frozenset[str] = frozenset(),
+        strategy: str = "LeastAllocated",
+        resources: tuple[ResourceSpec, ...] = DEFAULT_RESOURCES,
+    ) -> None:
+        self.ignored, self.groups = ignored, groups
+        self.strategy, self.resources = strategy, resources
+        self._scorer = most_allocated if strategy == "MostAllocated" else least_allocated
+
+    def name(self) -> str:
+        return NAME
+
+    def pre_filter(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[PreFilterResult | None, Status | None]:
+        state.write(_PRE_FILTER_KEY, _Request(pod.requests, self.ignored, self.groups))
+        return None, None
+
+    def pre_filter_extensions(self) -> None:
+        return None
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        req = state.read_as(_PRE_FILTER_KEY, _Request)
+        if req is None:
+            req = _Request(pod.requests, self.ignored, self.groups)
+        out = _insufficient(req, node_info)
+        if not out:
+            return None
+        code = Code.UNSCHEDULABLE
+        if any(r.unresolvable for r in out):
+            code = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
+        return Status(code, tuple(r.reason for r in out))
+
+    def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
+        state.write(_PRE_SCORE_KEY, _PreScoreState(pod_request_list(pod, self.resources, False)))
+        return None
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
+        s = state.read_as(_PRE_SCORE_KEY, _PreScoreState)
+        requests = s.requests if s else pod_request_list(pod, self.resources, False)
+        return self._scorer(node_info, requests, self.resources), None
+
+    def score_extensions(self) -> None:
+        return None
+
+    @staticmethod
+    def new(args: Mapping[str, Any], handle: Handle) -> NodeResourcesFit:
+        check_fields(
+            args,
+            "NodeResourcesFitArgs",
+            ("ignoredResources", "ignoredResourceGroups", "scoringStrategy"),
+        )
+        ignored = frozenset(str(r) for r in get_list(args, "ignoredResources"))
+        groups = frozenset(str(g) for g in get_list(args, "ignoredResourceGroups"))
+        for i, group in enumerate(sorted(groups)):
+            if "/" in group:
+                raise ConfigError(
+                    f'"{group}" is invalid: a resource group name can\'t contain "/"',
+                    f"ignoredResourceGroups[{i}]",
+                )
+        strategy = get_mapping(args, "scoringStrategy") or {}
+        kind = get_str(strategy, "type", "LeastAllocated", _STRATEGIES)
+        if kind == "RequestedToCapacityRatio":
+            raise ConfigError(
+                "RequestedToCapacityRatio is not supported by schedspec yet", "scoringStrategy.type"
+            )
+        raw = get_list(strategy, "resources") if "resources" in strategy else None
+        resources = (
+            parse_resources(raw, "scoringStrategy.resources")
+            if raw is not None
+            else DEFAULT_RESOURCES
+        )
+        return NodeResourcesFit(ignored, groups, kind, resources)

@@ -1,0 +1,49 @@
+"""NodeUnschedulable: rejects cordoned nodes unless the pod tolerates the unschedulable taint.
+
+Mirrors ``pkg/scheduler/framework/plugins/nodeunschedulable/node_unschedulable.go``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from schedspec.impl.api import Node, Pod, Taint
+from schedspec.impl.framework.args import check_fields
+from schedspec.impl.framework.cycle_state import CycleState
+from schedspec.impl.framework.helpers import tolerations_tolerate_taint
+from schedspec.impl.framework.interface import Handle
+from schedspec.impl.framework.status import Code, Status
+from schedspec.impl.framework.types import NodeInfo
+
+__all__ = ["ERR_REASON_UNSCHEDULABLE", "NAME", "NodeUnschedulable", "fits"]
+
+NAME = "NodeUnschedulable"
+ERR_REASON_UNSCHEDULABLE = "node(s) were unschedulable"
+_UNSCHEDULABLE_TAINT = Taint("node.kubernetes.io/unschedulable", "NoSchedule")
+
+
+def fits(pod: Pod, node: Node) -> bool:
+    """``¬unschedulable ∨ pod tolerates {node.kubernetes.io/unschedulable: NoSchedule}``."""
+    return not node.unschedulable or tolerations_tolerate_taint(
+        pod.tolerations, _UNSCHEDULABLE_TAINT
+    )
+
+
+_REJECT = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (ERR_REASON_UNSCHEDULABLE,))
+
+
+class NodeUnschedulable:
+    def name(self) -> str:
+        return NAME
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        node = node_info.node
+        if node is None or not node.unschedulable:
+            return None
+        return None if fits(pod, node) else _REJECT
+
+    @staticmethod
+    def new(args: Mapping[str, Any], handle: Handle) -> NodeUnschedulable:
+        check_fields(args, "NodeUnschedulableArgs", ())
+        return NodeUnschedulable()

@@ -1,0 +1,361 @@
+"""PodTopologySpread: DoNotSchedule constraints filter, ScheduleAnyway constraints score.
+
+Mirrors ``pkg/scheduler/framework/plugins/podtopologyspread/`` (``common.go``,
+``filtering.go``, ``scoring.go``; v1.34, NodeInclusionPolicy and matchLabelKeys on).
+
+Filter, per hard constraint ``c`` (selector with matchLabelKeys merged): count, per topology
+value, the pods in the pod's namespace, not terminating, matching the selector (an empty
+selector counts nothing) on *eligible* nodes — nodes carrying every constraint's key and, per
+``nodeAffinityPolicy: Honor`` (default) / ``nodeTaintsPolicy: Honor`` (default Ignore), matching
+the pod's required node affinity / tolerating its NoSchedule taints. A node without the key fails
+UnschedulableAndUnresolvable; otherwise ``count(value) + [pod matches] − min ≤ maxSkew`` where
+``min`` is 0 when fewer than ``minDomains`` domains exist, else the least count; failure is
+Unschedulable.
+
+Score (ScheduleAnyway constraints): per filtered node ``Σ_c count·ln(#domains + 2) + maxSkew − 1``
+(hostname: the node's own count and #filtered nodes), rounded; nodes missing a key are ignored
+(score 0); then ``100·(max + min − s)/max``.
+
+System default constraints need the Services/ReplicaSets/… selecting the pod; the cluster model
+loads none, so their selector is empty and, as upstream then, no default constraint applies
+(``declared.DECLARED_DIFFERENCES``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from schedspec.impl.api import Node, Pod
+from schedspec.impl.api.selectors import Selector, compile_label_selector
+from schedspec.impl.errors import ConfigError
+from schedspec.impl.framework.args import check_fields, get_list, get_str
+from schedspec.impl.framework.cycle_state import CycleState
+from schedspec.impl.framework.helpers import DO_NOT_SCHEDULE_EFFECTS, find_untolerated_taint, go_div
+from schedspec.impl.framework.interface import Handle
+from schedspec.impl.framework.status import Code, Status
+from schedspec.impl.framework.types import (
+    MAX_NODE_SCORE,
+    NodeInfo,
+    NodeScore,
+    PodInfo,
+    PreFilterResult,
+)
+from schedspec.impl.plugins.node_affinity import RequiredNodeAffinity
+
+__all__ = [
+    "ERR_REASON_CONSTRAINTS_NOT_MATCH",
+    "ERR_REASON_NODE_LABEL_NOT_MATCH",
+    "NAME",
+    "PodTopologySpread",
+    "fits",
+]
+
+NAME = "PodTopologySpread"
+ERR_REASON_CONSTRAINTS_NOT_MATCH = "node(s) didn't match pod topology spread constraints"
+ERR_REASON_NODE_LABEL_NOT_MATCH = ERR_REASON_CONSTRAINTS_NOT_MATCH + " (missing required label)"
+HOSTNAME = "kubernetes.io/hostname"
+
+
+@dataclass(frozen=True, slots=True)
+class _Constraint:
+    max_skew: int
+    topology_key: str
+    selector: Selector
+    min_domains: int
+    honor_affinity: bool
+    honor_taints: bool
+
+
+def _constraints(pod: Pod, when: str) -> list[_Constraint]:
+    return [
+        _Constraint(
+            c.max_skew,
+            c.topology_key,
+            compile_label_selector(c.label_selector),
+            c.min_domains or 1,
+            c.node_affinity_policy == "Honor",
+            c.node_taints_policy == "Honor",
+        )
+        for c in pod.topology_spread_constraints
+        if c.when_unsatisfiable == when
+    ]
+
+
+def _has_all_keys(node: Node, constraints: Sequence[_Constraint]) -> bool:
+    return all(c.topology_key in node.labels for c in constraints)
+
+
+def _included(c: _Constraint, pod: Pod, node: Node, required: RequiredNodeAffinity) -> bool:
+    """``matchNodeInclusionPolicies``."""
+    if c.honor_affinity and not required.matches(node):
+        return False
+    return not (
+        c.honor_taints
+        and find_untolerated_taint(node.taints, pod.tolerations, DO_NOT_SCHEDULE_EFFECTS)
+        is not None
+    )
+
+
+def count_pods_match_selector(pods: Sequence[PodInfo], selector: Selector, namespace: str) -> int:
+    """Pods of ``namespace``, not terminating, matching ``selector`` (empty selector → 0)."""
+    if selector.empty:
+        return 0
+    return sum(
+        1
+        for p in pods
+        if p.pod.deletion_timestamp is None
+        and p.pod.namespace == namespace
+        and selector.matches(p.pod.labels)
+    )
+
+
+# ------------------------------------------------------------------------------ filtering
+
+
+class _PreFilterState:
+    __slots__ = ("constraints", "counts", "self_match")
+
+    def __init__(
+        self, constraints: list[_Constraint], counts: list[dict[str, int]], self_match: list[int]
+    ) -> None:
+        self.constraints, self.counts, self.self_match = constraints, counts, self_match
+
+    def clone(self) -> _PreFilterState:
+        return _PreFilterState(self.constraints, [dict(c) for c in self.counts], self.self_match)
+
+    def min_match(self, i: int) -> int:
+        counts = self.counts[i]
+        if len(counts) < self.constraints[i].min_domains:
+            return 0
+        return min(counts.values(), default=0)
+
+
+def _pre_filter_state(pod: Pod, nodes: Sequence[NodeInfo]) -> _PreFilterState:
+    constraints = _constraints(pod, "DoNotSchedule")
+    counts: list[dict[str, int]] = [{} for _ in constraints]
+    required = RequiredNodeAffinity(pod)
+    for ni in nodes:
+        node = ni.node
+        if node is None or not _has_all_keys(node, constraints):
+            continue
+        for i, c in enumerate(constraints):
+            if not _included(c, pod, node, required):
+                continue
+            value = node.labels[c.topology_key]
+            n = count_pods_match_selector(ni.pods, c.selector, pod.namespace)
+            counts[i][value] = counts[i].get(value, 0) + n
+    self_match = [int(c.selector.matches(pod.labels)) for c in constraints]
+    return _PreFilterState(constraints, counts, self_match)
+
+
+def _filter(s: _PreFilterState, node: Node) -> Status | None:
+    for i, c in enumerate(s.constraints):
+        value = node.labels.get(c.topology_key)
+        if value is None:
+            return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (ERR_REASON_NODE_LABEL_NOT_MATCH,))
+        skew = s.counts[i].get(value, 0) + s.self_match[i] - s.min_match(i)
+        if skew > c.max_skew:
+            return Status(Code.UNSCHEDULABLE, (ERR_REASON_CONSTRAINTS_NOT_MATCH,))
+    return None
+
+
+def fits(pod: Pod, node_info: NodeInfo, all_nodes: Sequence[NodeInfo]) -> bool:
+    """The DoNotSchedule constraints of ``pod`` hold on ``node_info`` given ``all_nodes``."""
+    s = _pre_filter_state(pod, all_nodes)
+    return node_info.node is not None and _filter(s, node_info.node) is None
+
+
+# ------------------------------------------------------------------------------ scoring
+
+
+class _PreScoreState:
+    __slots__ = ("constraints", "ignored", "topology_counts", "weights")
+
+    def __init__(self) -> None:
+        self.constraints: list[_Constraint] = []
+        self.ignored: set[str] = set()
+        self.topology_counts: list[dict[str, int]] = []
+        self.weights: list[float] = []
+
+    def clone(self) -> _PreScoreState:
+        return self
+
+
+def _init_pre_score(s: _PreScoreState, pod: Pod, filtered: Sequence[NodeInfo]) -> None:
+    s.constraints = _constraints(pod, "ScheduleAnyway")
+    s.topology_counts = [{} for _ in s.constraints]
+    sizes = [0] * len(s.constraints)
+    for ni in filtered:
+        node = ni.node
+        if node is None or not _has_all_keys(node, s.constraints):
+            s.ignored.add(ni.name)
+            continue
+        for i, c in enumerate(s.constraints):
+            if c.topology_key == HOSTNAME:
+                continue
+            value = node.labels[c.topology_key]
+            if value not in s.topology_counts[i]:
+                s.topology_counts[i][value] = 0
+                sizes[i] += 1
+    for i, c in enumerate(s.constraints):
+        size = len(filtered) - len(s.ignored) if c.topology_key == HOSTNAME else sizes[i]
+        s.weights.append(math.log(size + 2))
+
+
+def _count_all_nodes(s: _PreScoreState, pod: Pod, nodes: Sequence[NodeInfo]) -> None:
+    required = RequiredNodeAffinity(pod)
+    for ni in nodes:
+        node = ni.node
+        if node is None or not _has_all_keys(node, s.constraints):
+            continue
+        for i, c in enumerate(s.constraints):
+            if not _included(c, pod, node, required):
+                continue
+            value = node.labels[c.topology_key]
+            counts = s.topology_counts[i]
+            if value in counts:
+                counts[value] += count_pods_match_selector(ni.pods, c.selector, pod.namespace)
+
+
+def _raw_score(s: _PreScoreState, pod: Pod, ni: NodeInfo) -> int:
+    node = ni.node
+    if node is None or ni.name in s.ignored:
+        return 0
+    total = 0.0
+    for i, c in enumerate(s.constraints):
+        value = node.labels.get(c.topology_key)
+        if value is None:
+            continue
+        if c.topology_key == HOSTNAME:
+            count = count_pods_match_selector(ni.pods, c.selector, pod.namespace)
+        else:
+            count = s.topology_counts[i].get(value, 0)
+        total += count * s.weights[i] + (c.max_skew - 1)
+    return _round_half_away(total)
+
+
+def _round_half_away(x: float) -> int:
+    """Go's ``math.Round`` (half away from zero), unlike Python's banker's rounding."""
+    return math.floor(x + 0.5) if x >= 0 else -math.floor(-x + 0.5)
+
+
+# ------------------------------------------------------------------------------ the plugin
+
+_PRE_FILTER_KEY = "PreFilter" + NAME
+_PRE_SCORE_KEY = "PreScore" + NAME
+
+
+class PodTopologySpread:
+    def __init__(self, handle: Handle) -> None:
+        self._handle = handle
+
+    def name(self) -> str:
+        return NAME
+
+    def pre_filter(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[PreFilterResult | None, Status | None]:
+        if not any(
+            c.when_unsatisfiable == "DoNotSchedule" for c in pod.topology_spread_constraints
+        ):
+            return None, Status(Code.SKIP)
+        state.write(_PRE_FILTER_KEY, _pre_filter_state(pod, nodes))
+        return None, None
+
+    def pre_filter_extensions(self) -> PodTopologySpread:
+        return self
+
+    def _update(
+        self, state: CycleState, pod: Pod, other: PodInfo, node_info: NodeInfo, delta: int
+    ) -> None:
+        s = state.read_as(_PRE_FILTER_KEY, _PreFilterState)
+        node = node_info.node
+        if s is None or node is None or other.pod.namespace != pod.namespace:
+            return
+        if not _has_all_keys(node, s.constraints):
+            return
+        required = RequiredNodeAffinity(pod)
+        for i, c in enumerate(s.constraints):
+            if c.selector.matches(other.pod.labels) and _included(c, pod, node, required):
+                value = node.labels[c.topology_key]
+                s.counts[i][value] = s.counts[i].get(value, 0) + delta
+
+    def add_pod(
+        self, state: CycleState, pod: Pod, to_add: PodInfo, node_info: NodeInfo
+    ) -> Status | None:
+        self._update(state, pod, to_add, node_info, 1)
+        return None
+
+    def remove_pod(
+        self, state: CycleState, pod: Pod, to_remove: PodInfo, node_info: NodeInfo
+    ) -> Status | None:
+        self._update(state, pod, to_remove, node_info, -1)
+        return None
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        node = node_info.node
+        if node is None:
+            return None
+        s = state.read_as(_PRE_FILTER_KEY, _PreFilterState)
+        if s is None:
+            s = _pre_filter_state(pod, self._handle.snapshot_shared_lister().list())
+        return _filter(s, node)
+
+    def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
+        all_nodes = self._handle.snapshot_shared_lister().list()
+        if not nodes or not all_nodes:
+            return Status(Code.SKIP)
+        s = _PreScoreState()
+        _init_pre_score(s, pod, nodes)
+        if not s.constraints:
+            return Status(Code.SKIP)
+        _count_all_nodes(s, pod, all_nodes)
+        state.write(_PRE_SCORE_KEY, s)
+        return None
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
+        s = state.read_as(_PRE_SCORE_KEY, _PreScoreState)
+        if s is None:
+            return 0, Status(Code.ERROR, ("reading PreScorePodTopologySpread from cycleState",))
+        return _raw_score(s, pod, node_info), None
+
+    def score_extensions(self) -> PodTopologySpread:
+        return self
+
+    def normalize_score(
+        self, state: CycleState, pod: Pod, scores: list[NodeScore]
+    ) -> Status | None:
+        s = state.read_as(_PRE_SCORE_KEY, _PreScoreState)
+        if s is None:
+            return None
+        kept = [x.score for x in scores if x.name not in s.ignored]
+        low, high = min(kept, default=0), max(kept, default=0)
+        for x in scores:
+            if x.name in s.ignored:
+                x.score = 0
+            elif high == 0:
+                x.score = MAX_NODE_SCORE
+            else:
+                x.score = go_div(MAX_NODE_SCORE * (high + low - x.score), high)
+        return None
+
+    @staticmethod
+    def new(args: Mapping[str, Any], handle: Handle) -> PodTopologySpread:
+        check_fields(args, "PodTopologySpreadArgs", ("defaultConstraints", "defaultingType"))
+        defaulting = get_str(args, "defaultingType", "System", ("System", "List"))
+        defaults = get_list(args, "defaultConstraints")
+        if defaulting == "System" and defaults:
+            raise ConfigError(
+                'when .defaultingType is "System", .defaultConstraints must be empty',
+                "defaultConstraints",
+            )
+        for i, c in enumerate(defaults):
+            if not isinstance(c, dict) or "labelSelector" in c:
+                raise ConfigError(
+                    "constraint must not define a selector, as they deduced for each pod",
+                    f"defaultConstraints[{i}]",
+                )
+        return PodTopologySpread(handle)
