@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from schedspec.cluster import Cluster
+from schedspec.cluster import Cluster, object_key
 from schedspec.errors import UsageError
 from schedspec.spec.errors import EvalError
 from schedspec.spec.load import LoadedSpec
@@ -35,8 +35,12 @@ class Reason:
     plugin: str
     rule: str
     status: str
-    reason: str
+    reasons: tuple[str, ...]
     details: tuple[str, ...] = ()
+
+    @property
+    def reason(self) -> str:
+        return "; ".join(self.reasons)
 
     def as_json(self) -> dict[str, Any]:
         return {"plugin": self.plugin, "rule": self.rule, "status": self.status,
@@ -84,12 +88,6 @@ class _Judge:
 
     def __call__(self, name: str, *args: Value) -> Value:
         return self.program.call(name, *args)
-
-    def key(self, q: Fcn) -> str:
-        return f"{q['metadata']['namespace']}/{q['metadata']['name']}"
-
-    def host_of(self, q: Fcn) -> str:
-        return str(q["spec"]["nodeName"])
 
 
 def explain_pod(spec: LoadedSpec, cluster: Cluster, pod: str) -> Why:
@@ -145,13 +143,9 @@ def _message(nodes: list[NodeWhy], best: tuple[str, ...]) -> str:
         count = f"{len(feasible)}/{len(nodes)} nodes are feasible"
         return f"{count}; the best (a tie is broken at random): {shown}"
     # FitError.Error(): each node's first failing plugin contributes its reasons.
-    histogram = Counter(reason for n in nodes for reason in _status_reasons(n.reasons[0]))
+    histogram = Counter(reason for n in nodes for reason in n.reasons[0].reasons)
     parts = sorted(f"{count} {reason}" for reason, count in histogram.items())
     return f"0/{len(nodes)} nodes are available: {', '.join(parts)}."
-
-
-def _status_reasons(r: Reason) -> list[str]:
-    return r.reason.split("; ")
 
 
 # ---- the rules, in the default profile's Filter order ----------------------------------------
@@ -161,7 +155,7 @@ def _node_unschedulable(j: _Judge, p: Fcn, n: Fcn) -> Reason | None:
     if j("NodeUnschedulableOK", p, n) is True:
         return None
     return Reason(
-        "NodeUnschedulable", "NodeUnschedulableOK", _UNRESOLVABLE, "node(s) were unschedulable",
+        "NodeUnschedulable", "NodeUnschedulableOK", _UNRESOLVABLE, ("node(s) were unschedulable",),
         ("the node is cordoned (spec.unschedulable: true) and the pod does not tolerate "
          "node.kubernetes.io/unschedulable:NoSchedule",),
     )  # fmt: skip
@@ -174,7 +168,7 @@ def _node_name(j: _Judge, p: Fcn, n: Fcn) -> Reason | None:
         "NodeName",
         "NodeNameOK",
         _UNRESOLVABLE,
-        "node(s) didn't match the requested node name",
+        ("node(s) didn't match the requested node name",),
         (f"the pod names spec.nodeName {p['spec']['nodeName']}",),
     )
 
@@ -190,7 +184,7 @@ def _taints(j: _Judge, p: Fcn, n: Fcn) -> Reason | None:
         for x in taints
     )
     reason = f"node(s) had untolerated taint {{{first['key']}: {first['value']}}}"
-    return Reason("TaintToleration", "TaintsOK", _UNRESOLVABLE, reason, details)
+    return Reason("TaintToleration", "TaintsOK", _UNRESOLVABLE, (reason,), details)
 
 
 def _node_affinity(j: _Judge, p: Fcn, n: Fcn) -> Reason | None:
@@ -211,7 +205,7 @@ def _node_affinity(j: _Judge, p: Fcn, n: Fcn) -> Reason | None:
         if not terms:
             details.append("required node affinity lists no terms: it matches no node")
     reason = "node(s) didn't match Pod's node affinity/selector"
-    return Reason("NodeAffinity", "NodeAffinityOK", _UNRESOLVABLE, reason, tuple(details))
+    return Reason("NodeAffinity", "NodeAffinityOK", _UNRESOLVABLE, (reason,), tuple(details))
 
 
 def _term_miss(j: _Judge, term: Fcn, n: Fcn) -> str:
@@ -244,7 +238,7 @@ def _ports(j: _Judge, p: Fcn, n: Fcn) -> Reason | None:
         for w in ports
     )
     reason = "node(s) didn't have free ports for the requested pod ports"
-    return Reason("NodePorts", "PortsOK", "Unschedulable", reason, details)
+    return Reason("NodePorts", "PortsOK", "Unschedulable", (reason,), details)
 
 
 def _fit(j: _Judge, p: Fcn, n: Fcn) -> Reason | None:
@@ -266,7 +260,7 @@ def _fit(j: _Judge, p: Fcn, n: Fcn) -> Reason | None:
             f"(short by {_qty(r, want - max(alloc - used, 0))})"
         )
     status = _UNRESOLVABLE if j("FitUnresolvable", p, n, j.snapshot) is True else "Unschedulable"
-    return Reason("NodeResourcesFit", "FitOK", status, "; ".join(reasons), tuple(details))
+    return Reason("NodeResourcesFit", "FitOK", status, tuple(reasons), tuple(details))
 
 
 def _qty(resource: str, amount: int) -> str:
@@ -284,7 +278,7 @@ def _spread(j: _Judge, p: Fcn, n: Fcn) -> Reason | None:
         return None
     if j("SpreadValid", p, "DoNotSchedule") is not True:
         return Reason("PodTopologySpread", "SpreadOK", "Error",
-                      "a topology spread constraint's labelSelector does not parse")  # fmt: skip
+                      ("a topology spread constraint's labelSelector does not parse",))  # fmt: skip
     constraints, labels, details = (
         p["spec"]["topologySpreadConstraints"],
         n["metadata"]["labels"],
@@ -306,8 +300,8 @@ def _spread(j: _Judge, p: Fcn, n: Fcn) -> Reason | None:
     reason = "node(s) didn't match pod topology spread constraints"
     if missing:
         return Reason("PodTopologySpread", "SpreadOK", _UNRESOLVABLE,
-                      reason + " (missing required label)", tuple(details))  # fmt: skip
-    return Reason("PodTopologySpread", "SpreadOK", "Unschedulable", reason, tuple(details))
+                      (reason + " (missing required label)",), tuple(details))  # fmt: skip
+    return Reason("PodTopologySpread", "SpreadOK", "Unschedulable", (reason,), tuple(details))
 
 
 def _inter_pod_affinity(j: _Judge, p: Fcn, n: Fcn) -> Reason | None:
@@ -315,7 +309,7 @@ def _inter_pod_affinity(j: _Judge, p: Fcn, n: Fcn) -> Reason | None:
         return None
     if j("AffinityTermsValid", p) is not True:
         return Reason("InterPodAffinity", "InterPodAffinityOK", _UNRESOLVABLE,
-                      "a pod (anti-)affinity term's selector does not parse")  # fmt: skip
+                      ("a pod (anti-)affinity term's selector does not parse",))  # fmt: skip
     labels = n["metadata"]["labels"]
     if j("PodAffinityOK", p, n) is not True:
         terms = p["spec"]["affinity"]["podAffinity"][
@@ -329,23 +323,25 @@ def _inter_pod_affinity(j: _Judge, p: Fcn, n: Fcn) -> Reason | None:
             )
             details.append(f"no pod matching all required affinity terms runs in {where}")
         return Reason("InterPodAffinity", "PodAffinityOK", _UNRESOLVABLE,
-                      "node(s) didn't match pod affinity rules", tuple(details))  # fmt: skip
+                      ("node(s) didn't match pod affinity rules",), tuple(details))  # fmt: skip
     if j("PodAntiAffinityOK", p, n) is not True:
         repellers = _pods_on(
             j, j("AntiAffinityRepellers", p, n), "matches this pod's anti-affinity"
         )
         return Reason("InterPodAffinity", "PodAntiAffinityOK", "Unschedulable",
-                      "node(s) didn't match pod anti-affinity rules", repellers)  # fmt: skip
+                      ("node(s) didn't match pod anti-affinity rules",), repellers)  # fmt: skip
     repellers = _pods_on(
         j, j("ExistingAntiAffinityRepellers", p, n), "has required anti-affinity selecting this pod"
     )
     reason = "node(s) didn't satisfy existing pods anti-affinity rules"
-    return Reason("InterPodAffinity", "ExistingAntiAffinityOK", "Unschedulable", reason, repellers)
+    return Reason(
+        "InterPodAffinity", "ExistingAntiAffinityOK", "Unschedulable", (reason,), repellers
+    )
 
 
 def _pods_on(j: _Judge, pods: frozenset[Fcn], what: str) -> tuple[str, ...]:
-    shown = sorted(pods, key=j.key)
-    lines = [f"pod {j.key(q)} on {j.host_of(q)} {what}" for q in shown[:5]]
+    shown = sorted(pods, key=object_key)
+    lines = [f"pod {object_key(q)} on {q['spec']['nodeName']} {what}" for q in shown[:5]]
     if len(shown) > 5:
         lines.append(f"… and {len(shown) - 5} more")
     return tuple(lines)
@@ -353,13 +349,13 @@ def _pods_on(j: _Judge, pods: frozenset[Fcn], what: str) -> tuple[str, ...]:
 
 def _nominated(j: _Judge, p: Fcn, n: Fcn) -> Reason:
     """Every rule passes on the snapshot, so pass 1 of the two-pass filter failed."""
-    nominated = sorted(j("NominatedFor", p, n), key=j.key)
+    nominated = sorted(j("NominatedFor", p, n), key=object_key)
     placed = j("Place", j.snapshot, n, frozenset(nominated))
     status = str(j("FilterStatusIn", p, n, placed))
-    names = ", ".join(f"{j.key(q)} (priority {q['spec']['priority']})" for q in nominated)
+    names = ", ".join(f"{object_key(q)} (priority {q['spec']['priority']})" for q in nominated)
     return Reason(
         "Nominated pods", "Feasible", status,
-        "node(s) are reserved for nominated pods of higher or equal priority",
+        ("node(s) are reserved for nominated pods of higher or equal priority",),
         (f"the pod fits only if these pods nominated to the node are ignored: {names}",),
     )  # fmt: skip
 
