@@ -5,8 +5,16 @@ Objects are Kubernetes-shaped dicts; the store owns them and hands out the store
 it as read-only); every change stores a new dict. Watch handlers receive events asynchronously
 (one loop callback per event, in order), like informers. ``bind`` sets ``spec.nodeName`` as the
 real subresource does: NotFound for an unknown pod, Conflict for a UID mismatch or a pod already
-bound. ``bind_fault`` is the fault hook: a callable that may return an error message to fail a
-bind (``FailBinds`` fails the first N).
+bound. ``patch_pod_status`` is the ``pods/status`` patch the scheduler uses for the
+PodScheduled condition and ``nominatedNodeName``.
+
+Fault hooks, for tests (each a callable returning an error message, or None to let the call
+through):
+
+- ``bind_fault(pod_key, node)`` fails a bind with InternalError (``FailBinds``: the first N);
+- ``patch_fault(pod_key)`` fails a status patch with Conflict (``ConflictOnce``);
+- ``delete_at(when, kind, key)`` deletes an object at a virtual time (a node deleted between
+  cycles, a pod deleted while it waits at Permit).
 """
 
 from __future__ import annotations
@@ -18,10 +26,11 @@ from typing import Any
 
 from schedspec.impl.loop import EventLoop
 
-__all__ = ["APIError", "APIServer", "FailBinds", "WatchEvent", "object_key"]
+__all__ = ["APIError", "APIServer", "ConflictOnce", "FailBinds", "WatchEvent", "object_key"]
 
 Obj = Mapping[str, Any]
 KINDS = ("Namespace", "Node", "Pod")
+UNWATCHED_KINDS = ("PodDisruptionBudget",)  # stored and listed (preemption reads them), no events
 
 
 class APIError(Exception):
@@ -61,15 +70,37 @@ class FailBinds:
         return f"injected fault: binding {pod_key} to {node_name} failed"
 
 
+class ConflictOnce:
+    """A ``patch_fault`` answering Conflict to the first status patch (of a pod in ``keys``)."""
+
+    def __init__(self, keys: frozenset[str] | None = None) -> None:
+        self.keys = keys
+        self.failed: list[str] = []
+
+    def __call__(self, pod_key: str) -> str | None:
+        if self.failed or (self.keys is not None and pod_key not in self.keys):
+            return None
+        self.failed.append(pod_key)
+        return (
+            f'Operation cannot be fulfilled on pods "{pod_key}": the object has been '
+            "modified; please apply your changes to the latest version and try again"
+        )
+
+
 class APIServer:
     def __init__(
-        self, loop: EventLoop, bind_fault: Callable[[str, str], str | None] | None = None
+        self,
+        loop: EventLoop,
+        bind_fault: Callable[[str, str], str | None] | None = None,
+        patch_fault: Callable[[str], str | None] | None = None,
     ) -> None:
         self._loop = loop
-        self._store: dict[str, dict[str, Obj]] = {kind: {} for kind in KINDS}
+        self._store: dict[str, dict[str, Obj]] = {kind: {} for kind in (*KINDS, *UNWATCHED_KINDS)}
         self._watchers: list[Callable[[WatchEvent], None]] = []
         self.bind_fault = bind_fault
+        self.patch_fault = patch_fault
         self.bind_calls = 0
+        self.patch_calls = 0
 
     # ---- store
 
@@ -110,6 +141,8 @@ class APIServer:
                 self._loop.call_soon(partial(handler, WatchEvent("ADDED", kind, obj)))
 
     def _emit(self, event: WatchEvent) -> None:
+        if event.kind in UNWATCHED_KINDS:
+            return
         for handler in self._watchers:
             self._loop.call_soon(partial(handler, event))
 
@@ -131,3 +164,28 @@ class APIServer:
             raise APIError("InternalError", failure)
         spec = {**pod["spec"], "nodeName": node_name}
         self.update("Pod", {**pod, "spec": spec})
+
+    def patch_pod_status(self, namespace: str, name: str, status: Mapping[str, Any]) -> None:
+        """``PATCH pods/{name}/status``: merge ``status`` into the pod's status (a key with
+        value None is removed)."""
+        self.patch_calls += 1
+        key = f"{namespace}/{name}"
+        pod = self._store["Pod"].get(key)
+        if pod is None:
+            raise APIError("NotFound", f'pods "{name}" not found')
+        if self.patch_fault is not None and (failure := self.patch_fault(key)):
+            raise APIError("Conflict", failure)
+        merged = {**(pod.get("status") or {}), **status}
+        merged = {k: v for k, v in merged.items() if v is not None}
+        self.update("Pod", {**pod, "status": merged})
+
+    # ---- faults in time
+
+    def delete_at(self, when: float, kind: str, key: str) -> None:
+        """Delete ``kind``/``key`` at virtual time ``when`` (ignored if it is gone by then)."""
+
+        def go() -> None:
+            if key in self._store[kind]:
+                self.delete(kind, key)
+
+        self._loop.after(when - self._loop.now(), go)

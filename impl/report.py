@@ -1,11 +1,16 @@
 """``schedspec schedule``: load the cluster (and a KubeSchedulerConfiguration), run the
 operational scheduler, print bindings and the unschedulable pods with kube-scheduler's message.
+``--trace FILE`` also writes the per-cycle trace (record shapes: ``schedspec.impl.trace``).
 
 JSON (``--json``)::
 
     {"bindings": {"ns/name": "node"},
      "unschedulable": {"ns/name": {"plugins": [...], "message": "0/5 nodes are available: ..."}},
-     "preempted": [], "nominations": {}}
+     "preempted": ["ns/name"], "nominations": {"ns/name": "node"}}
+
+``preempted``: the pods preemption evicted, in eviction order; ``nominations``: each pod that
+preempted, with the node it was nominated to. The human report says who was preempted by whom
+on which node.
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ def format_result(result: ScheduleResult, out: TextIO) -> None:
             print(f"  {key:<{width}}  -> {node}", file=out)
     else:
         print("bound no pods", file=out)
+    _format_preemptions(result, out)
     if result.unschedulable:
         print(f"\n{len(result.unschedulable)} pod(s) not scheduled:", file=out)
     for key, u in sorted(result.unschedulable.items()):
@@ -46,12 +52,39 @@ def format_result(result: ScheduleResult, out: TextIO) -> None:
         print(f"  {key}{plugins}: {u.message}", file=out)
 
 
+def _format_preemptions(result: ScheduleResult, out: TextIO) -> None:
+    if not result.preemptions:
+        return
+    print(f"\npreempted {len(result.preempted)} pod(s):", file=out)
+    width = max(len(v) for r in result.preemptions for v in r.victims)
+    for r in result.preemptions:
+        for victim in r.victims:
+            print(f"  {victim:<{width}}  by {r.preemptor} on {r.node}", file=out)
+    pending = [k for k in result.nominations if k in result.unschedulable]
+    for key in pending:
+        print(f"  {key} is nominated to {result.nominations[key]}", file=out)
+
+
 def run_schedule(
-    clusters: Sequence[str], config: str | None, seed: int, as_json: bool, out: TextIO
+    clusters: Sequence[str],
+    config: str | None,
+    seed: int,
+    as_json: bool,
+    out: TextIO,
+    trace: str | None = None,
 ) -> int:
-    """The command: exit 0 whatever was scheduled; bad input raises ``SchedspecError``."""
+    """The command: exit 0 whatever was scheduled; bad input raises ``SchedspecError``.
+    ``trace`` names a file for the per-cycle trace (``schedspec.impl.trace``)."""
     cluster = load(*clusters)
-    result = simulate(cluster, _config(config, cluster.scheduler_config), seed)
+    chosen = _config(config, cluster.scheduler_config)
+    if trace is None:
+        result = simulate(cluster, chosen, seed)
+    else:
+        try:
+            with open(trace, "w", encoding="utf-8") as sink:
+                result = simulate(cluster, chosen, seed, trace=sink)
+        except OSError as err:
+            raise ConfigError(f"cannot write the trace to {trace}: {err.strerror}") from None
     if as_json:
         json.dump(result.as_json(), out, indent=2, sort_keys=True)
         print(file=out)

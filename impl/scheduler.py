@@ -13,27 +13,49 @@ the ``EventLoop``:
    (an Error backs off, a rejection waits for a cluster event).
 3. Watch events from the API server feed the cache and the queue.
 
-No feasible node gives a ``FitError``; there is no PostFilter yet (preemption is next).
+No feasible node gives a ``FitError``; PostFilter (DefaultPreemption) then runs and may nominate
+the pod to a node (``status.nominatedNodeName``, recorded in the ``Nominator``). Filtering is
+two-pass on nodes with nominated pods (``Framework.run_filter_plugins_with_nominated_pods``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from schedspec.impl.api import Pod, namespace_from_dict, node_from_dict, pod_from_dict
-from schedspec.impl.apiserver import APIServer, WatchEvent
+from schedspec.impl.api import Node, Pod, namespace_from_dict, node_from_dict, pod_from_dict
+from schedspec.impl.apiserver import APIError, APIServer, WatchEvent
 from schedspec.impl.cache import Cache, Snapshot
 from schedspec.impl.framework.config import SchedulerConfig, parse_config
 from schedspec.impl.framework.cycle_state import CycleState
+from schedspec.impl.framework.events import (
+    EVENT_ASSIGNED_POD_ADD,
+    EVENT_ASSIGNED_POD_DELETE,
+    NODE,
+    ActionType,
+    ClusterEvent,
+    node_scheduling_properties_change,
+    pod_scheduling_properties_change,
+)
+from schedspec.impl.framework.nominator import NominationFollower, Nominator
 from schedspec.impl.framework.registry import Registry
 from schedspec.impl.framework.runtime import Framework, FrameworkHandle
 from schedspec.impl.framework.status import Code, Status
 from schedspec.impl.framework.types import Diagnosis, FitError, NodeInfo, PodInfo, QueuedPodInfo
 from schedspec.impl.loop import EventLoop
-from schedspec.impl.plugins import in_tree_registry
+from schedspec.impl.plugins import (
+    in_tree_registry,
+    node_affinity,
+    node_name,
+    node_ports,
+    node_resources_fit,
+    taint_toleration,
+)
 from schedspec.impl.queue import SchedulingQueue
+from schedspec.impl.queue.hints import build_queueing_hint_map
+from schedspec.impl.trace import Tracer
 
 __all__ = ["Failure", "Scheduler", "num_feasible_nodes_to_find"]
 
@@ -59,10 +81,13 @@ def num_feasible_nodes_to_find(percentage: int | None, num_all_nodes: int) -> in
 class Failure:
     """Why a pod is not scheduled: the rejecting plugins and kube-scheduler's message."""
 
-    __slots__ = ("code", "message", "plugins")
+    __slots__ = ("code", "gate", "message", "plugins")
 
-    def __init__(self, plugins: Sequence[str], message: str, code: Code) -> None:
+    def __init__(
+        self, plugins: Sequence[str], message: str, code: Code, gate: bool = False
+    ) -> None:
         self.plugins, self.message, self.code = sorted(plugins), message, code
+        self.gate = gate  # a PreEnqueue plugin keeps the pod out of activeQ
 
 
 class _CycleError(Exception):
@@ -79,8 +104,12 @@ class Scheduler:
         config: SchedulerConfig | Mapping[str, Any] | None = None,
         registry: Registry | None = None,
         seed: int = 0,
+        *,
+        queueing_hints: bool = True,
+        tracer: Tracer | None = None,
     ) -> None:
         self.apiserver, self.loop = apiserver, loop
+        self.tracer = tracer
         cfg = config if isinstance(config, SchedulerConfig) else parse_config(config)
         self.config = cfg
         self.rng = random.Random(seed)
@@ -88,7 +117,10 @@ class Scheduler:
         self.snapshot = Snapshot()
         self.namespaces: dict[str, Mapping[str, str]] = {}
         self._implicit_namespaces: dict[str, Mapping[str, str]] = {}
-        self.handle = FrameworkHandle(self.snapshot, loop, apiserver, self._all_namespaces)
+        self.nominator = Nominator(lambda pod: _unbound(apiserver.get("Pod", pod.key)))
+        self.handle = FrameworkHandle(
+            self.snapshot, loop, apiserver, self._all_namespaces, self.nominator, self.rng
+        )
         reg = registry if registry is not None else in_tree_registry()
         self.profiles = {p.scheduler_name: Framework(p, reg, self.handle) for p in cfg.profiles}
         first = next(iter(self.profiles.values()))
@@ -97,7 +129,15 @@ class Scheduler:
             loop,
             cfg.pod_initial_backoff_seconds,
             cfg.pod_max_backoff_seconds,
+            pre_enqueue={name: fwk.pre_enqueue for name, fwk in self.profiles.items()},
+            hints={
+                name: build_queueing_hint_map(fwk.plugins, fwk.lists, queueing_hints)
+                for name, fwk in self.profiles.items()
+            },
+            queueing_hints=queueing_hints,
+            nominator=self.nominator,
             on_active=self._kick,
+            on_move=tracer.queue_move if tracer is not None else None,
         )
         self.next_start_node_index = 0
         self.failures: dict[str, Failure] = {}
@@ -105,8 +145,9 @@ class Scheduler:
         self.cycles = 0
         self.last_progress = 0.0
         self._tick_pending = False
-        self._queued: dict[str, QueuedPodInfo] = {}
+        self._queued: dict[str, Pod] = {}  # pending pods of our profiles, by uid
         apiserver.watch(self._on_event)
+        apiserver.watch(NominationFollower(self.nominator, tuple(self.profiles)))
 
     # ------------------------------------------------------------------ running
 
@@ -120,7 +161,7 @@ class Scheduler:
             loop.run_one()
 
     def pending_pods(self) -> list[Pod]:
-        return [q.pod for q in self._queued.values()]
+        return list(self._queued.values())
 
     def _all_namespaces(self) -> Mapping[str, Mapping[str, str]]:
         if not self._implicit_namespaces:
@@ -138,27 +179,50 @@ class Scheduler:
     # ------------------------------------------------------------------ events
 
     def _on_event(self, event: WatchEvent) -> None:
-        self._progress()
+        if not _status_only(event):
+            self._progress()
         if event.kind == "Pod":
             self._on_pod(event)
         elif event.kind == "Node":
             self._on_node(event)
         else:
+            # namespaces only feed namespaceSelector lookups; no queue event, as upstream
             ns = namespace_from_dict(event.obj)
             if event.type == "DELETED":
                 self.namespaces.pop(ns.name, None)
             else:
                 self.namespaces[ns.name] = ns.labels
-            self.queue.move_all_to_active()
 
     def _on_node(self, event: WatchEvent) -> None:
+        """``add/update/deleteNodeToCache``: the cache, then the queue with NodeAdd, the
+        fine-grained NodeUpdate events, or NodeDelete."""
+        queue = self.queue
+        node = node_from_dict(event.obj)
         if event.type == "DELETED":
-            self.cache.remove_node(str(event.obj["metadata"]["name"]))
+            queue.move_all_to_active_or_backoff_queue(
+                ClusterEvent(NODE, ActionType.DELETE), node, None
+            )
+            self.cache.remove_node(node.name)
         elif event.type == "ADDED":
-            self.cache.add_node(node_from_dict(event.obj))
+            self.cache.add_node(node)
+            queue.move_all_to_active_or_backoff_queue(
+                ClusterEvent(NODE, ActionType.ADD), None, node, self._pre_check_for_node(node)
+            )
         else:
-            self.cache.update_node(node_from_dict(event.obj))
-        self.queue.move_all_to_active()
+            old = node_from_dict(event.old) if event.old is not None else node
+            self.cache.update_node(node)
+            for evt in node_scheduling_properties_change(node, old):
+                queue.move_all_to_active_or_backoff_queue(
+                    evt, old, node, self._pre_check_for_node(node)
+                )
+
+    def _pre_check_for_node(self, node: Node) -> Callable[[Pod], bool] | None:
+        """``preCheckForNode``: nothing with QueueingHints; without them, the pod must pass
+        the node's admission checks (resources, node name, affinity, ports) and taints."""
+        if self.queue.queueing_hints:
+            return None
+        info = NodeInfo(node)  # (the pods already on the node are not counted here)
+        return lambda pod: _admission_check(pod, info)
 
     def _pod(self, obj: Mapping[str, Any]) -> Pod:
         uid = obj["metadata"].get("uid", "")
@@ -174,51 +238,86 @@ class Scheduler:
         return pod
 
     def _on_pod(self, event: WatchEvent) -> None:
+        """The two pod informers upstream: assigned pods feed the cache, unscheduled pods of
+        our profiles the queue; a pod that becomes assigned leaves the queue side."""
         pod = self._pod(event.obj)
-        if event.type == "DELETED":
-            self._forget_queued(pod)
+        old = pod_from_dict(event.old) if event.old is not None else None
+        if event.type == "DELETED" or pod.is_terminal:
             if pod.node_name:
-                self.cache.remove_pod(pod)
-                self.queue.move_all_to_active()
+                self._assigned_pod_deleted(pod)
+            self._unscheduled_pod_deleted(pod)
             return
         if pod.node_name:
-            self._forget_queued(pod)
-            if pod.is_terminal:
-                self.cache.remove_pod(pod)
+            self._unscheduled_pod_deleted(pod, bound=True)
+            if old is not None and old.node_name and self.cache.get_pod(pod.uid) is not None:
+                self._assigned_pod_updated(old, pod)
             else:
                 self.cache.add_pod(pod)
-            self.queue.move_all_to_active()
+                self.queue.move_all_to_active_or_backoff_queue(EVENT_ASSIGNED_POD_ADD, None, pod)
             return
-        if event.type == "ADDED":
+        if event.type == "ADDED" or old is None:
             self._enqueue(pod)
         else:
-            self._update_pending(pod)
+            self._update_pending(old, pod)
 
-    def _forget_queued(self, pod: Pod) -> None:
-        if self._queued.pop(pod.uid, None) is not None:
-            self.queue.delete(pod.uid)
+    def _assigned_pod_updated(self, old: Pod, pod: Pod) -> None:
+        self.cache.update_pod(old, pod)
+        for evt in pod_scheduling_properties_change(pod, old):
+            self.queue.move_all_to_active_or_backoff_queue(evt, old, pod)
+
+    def _assigned_pod_deleted(self, pod: Pod) -> None:
+        if self.cache.get_pod(pod.uid) is not None:
+            self.cache.remove_pod(pod)
+            self.queue.move_all_to_active_or_backoff_queue(EVENT_ASSIGNED_POD_DELETE, pod, None)
+
+    def _unscheduled_pod_deleted(self, pod: Pod, bound: bool = False) -> None:
+        """``deletePodFromSchedulingQueue``: out of the queue; a pod waiting at Permit is
+        rejected (its room frees up: AssignedPodDelete)."""
+        if self._queued.pop(pod.uid, None) is None:
+            return
+        self.queue.delete(pod)
+        self.failures.pop(pod.uid, None)
+        if bound:
+            return
+        fwk = self.profiles.get(pod.scheduler_name)
+        if fwk is not None and self.handle.reject_waiting_pod(pod.uid):
+            self.queue.move_all_to_active_or_backoff_queue(EVENT_ASSIGNED_POD_DELETE, pod, None)
+        elif pod.nominated_node_name:
+            self.queue.move_all_to_active_or_backoff_queue(
+                EVENT_ASSIGNED_POD_DELETE, pod, None, _le_priority(pod.priority)
+            )
 
     def _enqueue(self, pod: Pod) -> None:
         fwk = self.profiles.get(pod.scheduler_name)
         if fwk is None or pod.is_terminal or pod.deletion_timestamp is not None:
             return
-        qpi = QueuedPodInfo(PodInfo(pod))
-        self._queued[pod.uid] = qpi
-        status = fwk.run_pre_enqueue_plugins(pod)
-        if status is not None:
-            self.failures[pod.uid] = Failure([status.plugin], status.message(), status.code)
-        self.queue.add(qpi, gated=status is not None)
+        self._queued[pod.uid] = pod
+        self.queue.add(pod)
+        self._sync_gate(pod)
 
-    def _update_pending(self, pod: Pod) -> None:
-        qpi = self._queued.get(pod.uid)
-        if qpi is None:
+    def _update_pending(self, old: Pod, pod: Pod) -> None:
+        """``updatePodInSchedulingQueue``."""
+        if pod.uid not in self._queued:
             self._enqueue(pod)
             return
-        qpi.pod_info = PodInfo(pod)
-        fwk = self.profiles[pod.scheduler_name]
-        if qpi.gated and fwk.run_pre_enqueue_plugins(pod) is None:
-            self.failures.pop(pod.uid, None)
-            self.queue.activate_gated(pod.uid)
+        self._queued[pod.uid] = pod
+        if self.cache.is_assumed(pod):
+            return
+        self.queue.update(old, pod)
+        self._sync_gate(pod)
+        if old.nominated_node_name and old.nominated_node_name != pod.nominated_node_name:
+            self.queue.move_all_to_active_or_backoff_queue(
+                EVENT_ASSIGNED_POD_DELETE, old, None, _le_priority(old.priority)
+            )
+
+    def _sync_gate(self, pod: Pod) -> None:
+        """Report a gated pod with its gating plugin's message."""
+        status = self.queue.gating_status.get(pod.uid)
+        if status is not None:
+            failure = Failure([status.plugin], status.message(), status.code, gate=True)
+            self.failures[pod.uid] = failure
+        elif (f := self.failures.get(pod.uid)) is not None and f.gate:
+            del self.failures[pod.uid]
 
     # ------------------------------------------------------------------ scheduling cycle
 
@@ -227,10 +326,11 @@ class Scheduler:
         qpi = self.queue.pop()
         if qpi is None:
             return
-        if len(self.queue):
+        if self.queue.can_pop():
             self._kick()
         pod = qpi.pod
         if pod.uid not in self._queued or self.cache.is_assumed(pod):
+            self.queue.done(pod.uid)  # skipPodSchedule: no requeue, but end the in-flight span
             return
         self.cycles += 1
         fwk = self.profiles[pod.scheduler_name]
@@ -239,13 +339,68 @@ class Scheduler:
         try:
             host = self._schedule_pod(fwk, state, pod)
         except FitError as err:
+            nomination = self._run_post_filter(fwk, state, pod, err)
             plugins = err.diagnosis.unschedulable_plugins | err.diagnosis.pending_plugins
             self._fail(qpi, Failure(sorted(plugins), str(err), Code.UNSCHEDULABLE))
+            self._nominate(qpi, nomination)
+            self._trace_cycle(fwk, state, qpi, err.diagnosis, "")
             return
         except _CycleError as err:
             self._fail(qpi, Failure([], err.status.message(), Code.ERROR))
+            self._nominate(qpi, "")  # newFailureNominatingInfo: an error clears the nomination
+            self._trace_cycle(fwk, state, qpi, None, "")
             return
+        self._trace_cycle(fwk, state, qpi, None, host)
         self._assume_and_reserve(fwk, state, qpi, host)
+
+    def _trace_cycle(
+        self,
+        fwk: Framework,
+        state: CycleState,
+        qpi: QueuedPodInfo,
+        diagnosis: Diagnosis | None,
+        host: str,
+    ) -> None:
+        if self.tracer is None:
+            return
+        prefilter = None
+        if diagnosis is not None and diagnosis.pre_filter_msg:
+            prefilter = diagnosis.absent_nodes_status
+        decision: dict[str, Any] = {"node": host}
+        if not host:
+            failure = self.failures.get(qpi.pod.uid)
+            plugins, message = (failure.plugins, failure.message) if failure else ([], "")
+            decision = {"unschedulable": {"plugins": list(plugins), "message": message}}
+        nodes = self.snapshot.list()
+        self.tracer.cycle(self.cycles, qpi, fwk, state, nodes, decision, prefilter)
+
+    def _run_post_filter(
+        self, fwk: Framework, state: CycleState, pod: Pod, err: FitError
+    ) -> str | None:
+        """Run PostFilter (preemption) after a FitError; the nomination it asks for (None:
+        leave it as it is). Its message joins the FitError's."""
+        if not fwk.has_post_filter_plugins():
+            return None
+        result, status = fwk.run_post_filter_plugins(state, pod, err.diagnosis)
+        err.diagnosis.post_filter_msg = status.message() if status is not None else ""
+        return None if result is None else result.nominated_node_name
+
+    def _nominate(self, qpi: QueuedPodInfo, node: str | None) -> None:
+        """Record the nomination (``AddNominatedPod``) and patch ``status.nominatedNodeName``
+        when it changes (``updatePod``)."""
+        pod = qpi.pod
+        if pod.uid not in self._queued:
+            return
+        self.nominator.add_nominated_pod(qpi.pod_info, node)
+        if node is None or node == pod.nominated_node_name:
+            return
+        obj = self.apiserver.get("Pod", pod.key)
+        if obj is None or obj["spec"].get("nodeName"):
+            return
+        status = {k: v for k, v in (obj.get("status") or {}).items() if k != "nominatedNodeName"}
+        if node:
+            status["nominatedNodeName"] = node
+        self.apiserver.update("Pod", {**obj, "status": status})
 
     def _assume_and_reserve(
         self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo, host: str
@@ -271,6 +426,8 @@ class Scheduler:
         feasible, diagnosis = self._find_nodes_that_fit(fwk, state, pod, nodes)
         if not feasible:
             raise FitError(pod, len(nodes), diagnosis)
+        # the pod is about to be assumed: it no longer needs a reservation (``assume``)
+        self.nominator.delete_nominated_pod_if_exists(pod)
         if len(feasible) == 1:
             return feasible[0].name
         status = (
@@ -309,10 +466,14 @@ class Scheduler:
             diagnosis.add_plugin_status(status)
             diagnosis.unschedulable_plugins |= narrowing
             return [], diagnosis
-        if pod.nominated_node_name:
+        if pod.nominated_node_name:  # evaluateNominatedNode: set by preemption, or a hint
             nominated = self.snapshot.get(pod.nominated_node_name)
-            if nominated is not None and fwk.run_filter_plugins(state, pod, nominated) is None:
-                return [nominated], diagnosis
+            if nominated is not None:
+                status = fwk.run_filter_plugins_with_nominated_pods(state, pod, nominated)
+                if status is None:
+                    return [nominated], diagnosis
+                if status.is_rejected():
+                    diagnosis.node_to_status[nominated.name] = status
         candidates = nodes
         if result is not None and result.node_names is not None:
             names = sorted(result.node_names)
@@ -345,15 +506,21 @@ class Scheduler:
         statuses = diagnosis.node_to_status
         processed = 0
         success = Code.SUCCESS
+        nominated = self.nominator.nominated_node_names()
         for i in range(n):
             ni = nodes[(start + i) % n]
             processed += 1
             failed: Status | None = None
-            for name, fn in filters:
-                status = fn(state, pod, ni)
-                if status is not None and status.code is not success:
-                    failed = status.with_plugin(name)
-                    break
+            if ni.name in nominated:  # two passes: with and without the nominated pods
+                failed = fwk.run_filter_plugins_with_nominated_pods(state, pod, ni, filters)
+                if failed is not None and not failed.is_rejected():
+                    raise _CycleError(failed)
+            else:
+                for name, fn in filters:
+                    status = fn(state, pod, ni)
+                    if status is not None and status.code is not success:
+                        failed = status.with_plugin(name)
+                        break
             if failed is None:
                 feasible.append(ni)
                 if len(feasible) >= to_find:
@@ -380,6 +547,9 @@ class Scheduler:
             if status is not None:
                 self._binding_failed(fwk, state, qpi, assumed, host, status)
                 return
+            # past Permit the pod can no longer be rejected as unschedulable: its in-flight
+            # events are no longer needed
+            self.queue.done(assumed.uid)
             self._bind(fwk, state, qpi, assumed, host)
 
         fwk.wait_on_permit(assumed, after_permit)
@@ -394,6 +564,8 @@ class Scheduler:
             self._binding_failed(fwk, state, qpi, assumed, host, status)
             return
         self.cache.finish_binding(assumed, self.loop.now())
+        if self.tracer is not None:
+            self.tracer.bind(assumed, host, None)
         fwk.run_post_bind_plugins(state, assumed, host)
         self.bindings[assumed.key] = host
         self.failures.pop(assumed.uid, None)
@@ -408,20 +580,90 @@ class Scheduler:
         host: str,
         status: Status,
     ) -> None:
+        if self.tracer is not None:
+            self.tracer.bind(assumed, host, status)
         fwk.run_reserve_plugins_unreserve(state, assumed, host)
-        if self.cache.is_assumed(assumed):
+        forgot = self.cache.is_assumed(assumed)
+        if forgot:
             self.cache.forget_pod(assumed)
+        # the pod's room is free again (AssignedPodDelete): the others may fit now; after a
+        # rejection the event is sent after requeueing, so it does not count for the pod itself
+        if forgot and not status.is_rejected():
+            self.queue.move_all_to_active_or_backoff_queue(EVENT_ASSIGNED_POD_DELETE, assumed)
         self._fail(qpi, _failure_of(status))
-        # the pod's room is free again (AssignedPodDelete): the others may fit now
-        self.queue.move_all_to_active(exclude=assumed.uid)
+        if forgot and status.is_rejected():
+            self.queue.move_all_to_active_or_backoff_queue(
+                EVENT_ASSIGNED_POD_DELETE, assumed, None, lambda p: p.uid != assumed.uid
+            )
 
     def _fail(self, qpi: QueuedPodInfo, failure: Failure) -> None:
+        """``handleSchedulingFailure``: requeue the pod unless it is gone or bound meanwhile,
+        and record PodScheduled=False on it."""
         pod = qpi.pod
-        if pod.uid not in self._queued:
+        current = self._queued.get(pod.uid)
+        if current is None:
+            self.queue.done(pod.uid)
             return
         self.failures[pod.uid] = failure
         qpi.unschedulable_plugins = set(failure.plugins)
-        self.queue.add_unschedulable(qpi, error=failure.code is Code.ERROR)
+        qpi.pod_info = PodInfo(current)
+        self.queue.add_unschedulable_if_not_present(qpi, self.queue.scheduling_cycle)
+        self._patch_scheduled_condition(current, failure)
+
+    def _patch_scheduled_condition(self, pod: Pod, failure: Failure) -> None:
+        """Set the PodScheduled=False condition when it changes (``updatePod``); a failed
+        patch is only logged upstream, so it is dropped here."""
+        obj = self.apiserver.get("Pod", pod.key)
+        if obj is None or obj["spec"].get("nodeName"):
+            return
+        reason = "SchedulerError" if failure.code is Code.ERROR else "Unschedulable"
+        condition = {
+            "type": "PodScheduled",
+            "status": "False",
+            "reason": reason,
+            "message": failure.message,
+        }
+        conditions = list((obj.get("status") or {}).get("conditions") or [])
+        old = [c for c in conditions if c.get("type") == "PodScheduled"]
+        if old and all(old[0].get(k) == v for k, v in condition.items()):
+            return
+        conditions = [c for c in conditions if c.get("type") != "PodScheduled"] + [condition]
+        with contextlib.suppress(APIError):
+            self.apiserver.patch_pod_status(pod.namespace, pod.name, {"conditions": conditions})
+
+
+def _status_only(event: WatchEvent) -> bool:
+    """A pod update that changed only its status (our own condition/nomination patches)."""
+    old, new = event.old, event.obj
+    return (
+        event.kind == "Pod"
+        and old is not None
+        and old.get("spec") == new.get("spec")
+        and old.get("metadata") == new.get("metadata")
+    )
+
+
+def _le_priority(priority: int) -> Callable[[Pod], bool]:
+    """``getLEPriorityPreCheck``."""
+    return lambda pod: pod.priority <= priority
+
+
+def _admission_check(pod: Pod, info: NodeInfo) -> bool:
+    """``AdmissionCheck`` + untolerated taints: the pre-check of node events with
+    QueueingHints off (``preCheckForNode``)."""
+    node = info.node
+    assert node is not None
+    return (
+        node_resources_fit.fits(pod, info)
+        and node_name.fits(pod, node)
+        and node_affinity.fits(pod, node)
+        and node_ports.fits(pod, info)
+        and taint_toleration.fits(pod, node)
+    )
+
+
+def _unbound(obj: Mapping[str, Any] | None) -> bool:
+    return obj is not None and not obj["spec"].get("nodeName")
 
 
 def _failure_of(status: Status) -> Failure:

@@ -4,19 +4,27 @@
 cluster's Namespaces, Nodes and Pods, and a ``Scheduler`` (profiles from ``config`` or the
 cluster's own KubeSchedulerConfiguration), runs it and returns a ``ScheduleResult``. The same
 cluster, config and seed give the same result.
+
+``preempted`` lists the pods evicted by preemption (``ns/name``, in eviction order, each once);
+``nominations`` maps every pod that preempted to the node it was nominated to (its last
+preemption), whether or not it was bound there later; ``preemptions`` has the details (who,
+where, which victims, when). A preempted pod is gone, so it is not among the bindings.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import IO, Any
 
 from schedspec.cluster import Cluster
 from schedspec.impl.apiserver import APIServer
 from schedspec.impl.framework.registry import Registry
 from schedspec.impl.loop import EventLoop
+from schedspec.impl.plugins.default_preemption import DefaultPreemption
+from schedspec.impl.preemption import PreemptionRecord
 from schedspec.impl.scheduler import Scheduler
+from schedspec.impl.trace import Tracer
 
 __all__ = ["ScheduleResult", "Unschedulable", "simulate"]
 
@@ -35,6 +43,7 @@ class ScheduleResult:
     unschedulable: Mapping[str, Unschedulable]
     preempted: tuple[str, ...] = ()
     nominations: Mapping[str, str] = field(default_factory=dict)
+    preemptions: tuple[PreemptionRecord, ...] = ()
     cycles: int = 0
     virtual_seconds: float = 0.0
 
@@ -46,7 +55,7 @@ class ScheduleResult:
                 for key, u in sorted(self.unschedulable.items())
             },
             "preempted": list(self.preempted),
-            "nominations": dict(self.nominations),
+            "nominations": dict(sorted(self.nominations.items())),
         }
 
 
@@ -56,8 +65,13 @@ def build(
     seed: int = 0,
     registry: Registry | None = None,
     bind_fault: Callable[[str, str], str | None] | None = None,
+    *,
+    queueing_hints: bool = True,
+    trace: IO[str] | None = None,
 ) -> Scheduler:
-    """A scheduler watching an API server that holds ``cluster`` (not yet run)."""
+    """A scheduler watching an API server that holds ``cluster`` (not yet run).
+    ``queueing_hints=False`` is the ``SchedulerQueueingHints`` gate off; ``trace`` receives
+    the JSON-lines trace."""
     loop = EventLoop()
     api = APIServer(loop, bind_fault)
     for ns in cluster.namespaces:
@@ -66,19 +80,42 @@ def build(
         api.create("Node", node)
     for pod in cluster.pods:
         api.create("Pod", pod)
+    for pdb in cluster.pdbs:
+        api.create("PodDisruptionBudget", pdb)
     chosen = config if config is not None else cluster.scheduler_config
-    return Scheduler(api, loop, chosen, registry, seed)
+    tracer = Tracer(loop, trace) if trace is not None else None
+    return Scheduler(
+        api, loop, chosen, registry, seed, queueing_hints=queueing_hints, tracer=tracer
+    )
+
+
+def preemptions_of(scheduler: Scheduler) -> list[PreemptionRecord]:
+    """Every preemption the scheduler's DefaultPreemption plugins made, in time order."""
+    records = [
+        record
+        for fwk in scheduler.profiles.values()
+        for plugin in fwk.plugins.values()
+        if isinstance(plugin, DefaultPreemption)
+        for record in plugin.evaluator.log
+    ]
+    return sorted(records, key=lambda r: r.time)
 
 
 def result_of(scheduler: Scheduler) -> ScheduleResult:
+    records = preemptions_of(scheduler)
+    preempted = dict.fromkeys(v for r in records for v in r.victims)
+    gone = {k for k in preempted if scheduler.apiserver.get("Pod", k) is None}
     unschedulable = {}
     for pod in scheduler.pending_pods():
         failure = scheduler.failures.get(pod.uid)
         plugins = tuple(failure.plugins) if failure else ()
         unschedulable[pod.key] = Unschedulable(plugins, failure.message if failure else "")
     return ScheduleResult(
-        bindings=dict(scheduler.bindings),
+        bindings={k: v for k, v in scheduler.bindings.items() if k not in gone},
         unschedulable=unschedulable,
+        preempted=tuple(preempted),
+        nominations={r.preemptor: r.node for r in records},
+        preemptions=tuple(records),
         cycles=scheduler.cycles,
         virtual_seconds=scheduler.loop.now(),
     )
@@ -90,8 +127,13 @@ def simulate(
     seed: int = 0,
     registry: Registry | None = None,
     bind_fault: Callable[[str, str], str | None] | None = None,
+    *,
+    queueing_hints: bool = True,
+    trace: IO[str] | None = None,
 ) -> ScheduleResult:
     """Schedule every pending pod of ``cluster`` and report (see the module docstring)."""
-    scheduler = build(cluster, config, seed, registry, bind_fault)
+    scheduler = build(
+        cluster, config, seed, registry, bind_fault, queueing_hints=queueing_hints, trace=trace
+    )
     scheduler.run()
     return result_of(scheduler)

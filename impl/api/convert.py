@@ -206,8 +206,17 @@ def pod_from_dict(obj: _Obj) -> Pod:
         phase=status.get("phase") or "Pending",
         deletion_timestamp=meta.get("deletionTimestamp"),
         nominated_node_name=status.get("nominatedNodeName") or "",
+        start_time=status.get("startTime"),
+        disruption_target_reason=_disruption_target_reason(status),
         owner_kinds=tuple(o.get("kind", "") for o in meta.get("ownerReferences") or ()),
     )
+
+
+def _disruption_target_reason(status: _Obj) -> str:
+    for cond in status.get("conditions") or ():
+        if cond.get("type") == "DisruptionTarget":
+            return str(cond.get("reason") or "") if cond.get("status") == "True" else ""
+    return ""
 
 
 def node_from_dict(obj: _Obj) -> Node:

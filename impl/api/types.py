@@ -214,6 +214,8 @@ class Pod:
     phase: str = "Pending"
     deletion_timestamp: str | None = None
     nominated_node_name: str = ""
+    start_time: str | None = None  # status.startTime (RFC 3339)
+    disruption_target_reason: str = ""  # reason of a DisruptionTarget=True condition
     owner_kinds: tuple[str, ...] = ()
     requests: ResourceList = field(init=False, compare=False, repr=False)
     non_zero_requests: ResourceList = field(init=False, compare=False, repr=False)

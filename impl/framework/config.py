@@ -62,12 +62,13 @@ DEFAULT_PLUGINS: tuple[tuple[str, int], ...] = (
     ("NodeResourcesFit", 1),
     ("PodTopologySpread", 2),
     ("InterPodAffinity", 2),
+    ("DefaultPreemption", 0),
     ("NodeResourcesBalancedAllocation", 1),
     ("ImageLocality", 1),
     ("DefaultBinder", 0),
 )
 """The v1.34 default multiPoint list (``default_plugins.go``) without the plugins declared out
-of scope (volume plugins, DynamicResources, DefaultPreemption: see ``declared``). Weights are
+of scope (volume plugins, DynamicResources: see ``declared``). Weights are
 those of the Score plugins; 0 elsewhere."""
 
 _REMOVED = ("AzureDiskLimits", "CinderLimits", "EBSLimits", "GCEPDLimits")

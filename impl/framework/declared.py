@@ -20,8 +20,6 @@ DECLARED_OUT_OF_SCOPE = MappingProxyType(
         "VolumeBinding": _VOLUMES,
         "VolumeZone": _VOLUMES,
         "DynamicResources": "DRA is out of scope: the cluster model has no ResourceClaims",
-        "DefaultPreemption": "preemption (the PostFilter) is the next issue; pods that fit "
-        "nowhere stay unschedulable and nothing is evicted",
     }
 )
 """Plugin name → why it does not run."""
@@ -37,8 +35,15 @@ DECLARED_DIFFERENCES = MappingProxyType(
         "requests; InPlacePodVerticalScaling status resources are not modelled",
         "queue": "a FIFO-like queue ordered by the QueueSort plugin; unschedulable pods are "
         "retried after any cluster event (no backoffQ, no QueueingHints: the next issue)",
-        "nominatedPods": "the nominated node is tried first, but other pods' nominations do "
-        "not reserve room (two-pass filtering comes with preemption, the next issue)",
+        "preemption.parallelism": "the preemption dry run checks the potential nodes one at "
+        "a time from the random offset (upstream: 16 at a time); the stop rule and the "
+        "candidate order are upstream's, and the last tie-break is the first candidate in "
+        "that order (upstream: Go map order)",
+        "preemption.gracePeriod": "victims are deleted at once: the simulated API server has "
+        "no kubelet, so a victim never lingers as terminating (pods loaded with a "
+        "deletionTimestamp do count as terminating)",
+        "preemption.startTime": "a pod without status.startTime counts as starting after every "
+        "recorded start (upstream: time.Now() at comparison time)",
         "parallelism": "filters and scores run sequentially; the node visiting order and the "
         "stop after numFeasibleNodesToFind feasible nodes are as upstream",
         "tieBreak": "selectHost draws among equal top scores with a seeded random.Random "

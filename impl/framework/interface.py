@@ -7,16 +7,19 @@ Filter → (PostFilter on failure) → PreScore → Score/NormalizeScore → Res
 binding cycle runs PreBind → Bind → PostBind (Unreserve on any failure after Reserve).
 
 ``Handle`` is what the framework gives plugins: the snapshot, waiting pods, the virtual clock,
-the API client and namespace labels.
+the API client, namespace labels, the nominator, the seeded RNG and the profile's runners that
+preemption needs (two-pass filter, PreFilter ``add_pod``/``remove_pod``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Protocol, runtime_checkable
+from random import Random
+from typing import Any, Protocol, runtime_checkable
 
 from schedspec.impl.api import Pod
 from schedspec.impl.framework.cycle_state import CycleState
+from schedspec.impl.framework.nominator import Nominator
 from schedspec.impl.framework.status import Status
 from schedspec.impl.framework.types import (
     Diagnosis,
@@ -96,6 +99,9 @@ class FilterPlugin(Plugin, Protocol):
 
 
 class PostFilterResult:
+    """What PostFilter asks for the pod's nomination: ``nominated_node_name`` set (or ``""`` to
+    clear it). No result (None) leaves the nomination as it is (upstream's ``ModeNoop``)."""
+
     __slots__ = ("nominated_node_name",)
 
     def __init__(self, nominated_node_name: str = "") -> None:
@@ -204,6 +210,20 @@ class APIClient(Protocol):
         """The ``pods/binding`` subresource; raises ``APIError`` on failure."""
         ...
 
+    def get(self, kind: str, key: str) -> Mapping[str, Any] | None:
+        """The stored object of ``kind`` at ``key`` (``ns/name``, or ``name``)."""
+        ...
+
+    def list(self, kind: str) -> list[Mapping[str, Any]]: ...
+
+    def update(self, kind: str, obj: Mapping[str, Any]) -> None:
+        """Replace the stored object; raises ``APIError`` (NotFound) when it is gone."""
+        ...
+
+    def delete(self, kind: str, key: str) -> None:
+        """Remove the object; raises ``APIError`` (NotFound) when it is gone."""
+        ...
+
 
 class Handle(Protocol):
     def snapshot_shared_lister(self) -> SharedLister: ...
@@ -221,3 +241,19 @@ class Handle(Protocol):
     def namespace_labels(self, namespace: str) -> Mapping[str, str] | None: ...
 
     def namespaces(self) -> Iterable[tuple[str, Mapping[str, str]]]: ...
+
+    def nominator(self) -> Nominator: ...
+
+    def rng(self) -> Random: ...
+
+    def run_filter_plugins_with_nominated_pods(
+        self, state: CycleState, pod: Pod, node_info: NodeInfo
+    ) -> Status | None: ...
+
+    def run_pre_filter_extension_add_pod(
+        self, state: CycleState, pod: Pod, to_add: PodInfo, node_info: NodeInfo
+    ) -> Status | None: ...
+
+    def run_pre_filter_extension_remove_pod(
+        self, state: CycleState, pod: Pod, to_remove: PodInfo, node_info: NodeInfo
+    ) -> Status | None: ...

@@ -8,13 +8,23 @@ and then multiPoint, and a weight of 0 counts as 1. Building fails fast (``Confi
 the field path) on an unknown plugin, a plugin that does not implement the extension point it
 is listed at, a double registration, no or several QueueSort plugins, or no Bind plugin.
 
-``FrameworkHandle`` is what plugins get; it also keeps the pods waiting at Permit.
+``FrameworkHandle`` holds what the profiles share: the pods waiting at Permit, the nominator, the
+seeded RNG. Each profile gives its plugins a ``ProfileHandle``: the shared handle plus that
+profile's own runners (``run_filter_plugins_with_nominated_pods``, the PreFilter ``add_pod`` /
+``remove_pod`` extensions), as upstream's ``frameworkImpl`` is itself the plugins' ``Handle``.
+
+``run_filter_plugins_with_nominated_pods`` is the two-pass filter (``framework.go``
+``RunFilterPluginsWithNominatedPods`` / ``addGENominatedPods``): pass 1 adds the pods nominated
+to the node with priority ≥ the pod's (not the pod itself) to a cloned NodeInfo and a cloned
+CycleState (through the PreFilter ``add_pod`` extensions); pass 2, run only when pass 1 added
+pods and passed, filters the node as it is. Both must pass: see docs/preemption.md for why.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
+from random import Random
 from typing import Any
 
 from schedspec.impl.api import Pod
@@ -42,6 +52,7 @@ from schedspec.impl.framework.interface import (
     SharedLister,
     WaitingPod,
 )
+from schedspec.impl.framework.nominator import Nominator
 from schedspec.impl.framework.registry import Registry
 from schedspec.impl.framework.status import Code, Status
 from schedspec.impl.framework.types import (
@@ -49,11 +60,14 @@ from schedspec.impl.framework.types import (
     Diagnosis,
     NodeInfo,
     NodeScore,
+    PodInfo,
     PreFilterResult,
     QueuedPodInfo,
 )
 
-__all__ = ["MAX_PERMIT_TIMEOUT", "Framework", "FrameworkHandle"]
+__all__ = ["MAX_PERMIT_TIMEOUT", "Framework", "FrameworkHandle", "ProfileHandle"]
+
+FilterFn = Callable[[CycleState, Pod, NodeInfo], Status | None]
 
 MAX_PERMIT_TIMEOUT = 15 * 60.0  # seconds (framework.go maxTimeout)
 
@@ -120,7 +134,8 @@ class _WaitingPod:
 
 
 class FrameworkHandle:
-    """The ``Handle`` given to plugins: snapshot, clock, API client, namespaces, waiting pods."""
+    """What the profiles share: snapshot, clock, API client, namespaces, waiting pods, the
+    nominator and the seeded RNG."""
 
     def __init__(
         self,
@@ -128,10 +143,22 @@ class FrameworkHandle:
         clock: Clock,
         client: APIClient,
         namespaces: Callable[[], Mapping[str, Mapping[str, str]]] = dict,
+        nominator: Nominator | None = None,
+        rng: Random | None = None,
     ) -> None:
         self._snapshot, self._clock, self._client = snapshot, clock, client
         self._namespaces = namespaces
         self.waiting_pods: dict[str, _WaitingPod] = {}
+        self._nominator = nominator if nominator is not None else Nominator()
+        self._rng = rng if rng is not None else Random(0)
+
+    def nominator(self) -> Nominator:
+        """The ``PodNominator``: pods nominated to nodes (``NominatedPodsForNode``)."""
+        return self._nominator
+
+    def rng(self) -> Random:
+        """The scheduler's seeded RNG (tie-breaks, the preemption offset)."""
+        return self._rng
 
     def snapshot_shared_lister(self) -> SharedLister:
         return self._snapshot
@@ -163,11 +190,70 @@ class FrameworkHandle:
         return self._namespaces().items()
 
 
+class ProfileHandle:
+    """The ``Handle`` one profile's plugins get: the shared handle plus the profile's runners."""
+
+    def __init__(self, shared: FrameworkHandle) -> None:
+        self.shared = shared
+        self._framework: Framework | None = None
+
+    @property
+    def framework(self) -> Framework:
+        if self._framework is None:
+            raise RuntimeError("the profile's framework is still being built")
+        return self._framework
+
+    def snapshot_shared_lister(self) -> SharedLister:
+        return self.shared.snapshot_shared_lister()
+
+    def get_waiting_pod(self, uid: str) -> WaitingPod | None:
+        return self.shared.get_waiting_pod(uid)
+
+    def iterate_over_waiting_pods(self, callback: Callable[[WaitingPod], None]) -> None:
+        self.shared.iterate_over_waiting_pods(callback)
+
+    def reject_waiting_pod(self, uid: str) -> bool:
+        return self.shared.reject_waiting_pod(uid)
+
+    def clock(self) -> Clock:
+        return self.shared.clock()
+
+    def client(self) -> APIClient:
+        return self.shared.client()
+
+    def namespace_labels(self, namespace: str) -> Mapping[str, str] | None:
+        return self.shared.namespace_labels(namespace)
+
+    def namespaces(self) -> Iterable[tuple[str, Mapping[str, str]]]:
+        return self.shared.namespaces()
+
+    def nominator(self) -> Nominator:
+        return self.shared.nominator()
+
+    def rng(self) -> Random:
+        return self.shared.rng()
+
+    def run_filter_plugins_with_nominated_pods(
+        self, state: CycleState, pod: Pod, node_info: NodeInfo
+    ) -> Status | None:
+        return self.framework.run_filter_plugins_with_nominated_pods(state, pod, node_info)
+
+    def run_pre_filter_extension_add_pod(
+        self, state: CycleState, pod: Pod, to_add: PodInfo, node_info: NodeInfo
+    ) -> Status | None:
+        return self.framework.run_pre_filter_extension_add_pod(state, pod, to_add, node_info)
+
+    def run_pre_filter_extension_remove_pod(
+        self, state: CycleState, pod: Pod, to_remove: PodInfo, node_info: NodeInfo
+    ) -> Status | None:
+        return self.framework.run_pre_filter_extension_remove_pod(state, pod, to_remove, node_info)
+
+
 # ------------------------------------------------------------------------------ building
 
 
 def _instantiate(
-    profile: ProfileConfig, registry: Registry, handle: FrameworkHandle
+    profile: ProfileConfig, registry: Registry, handle: ProfileHandle
 ) -> dict[str, Plugin]:
     refs = [r for s in profile.plugins.values() for r in s.enabled]
     for ref in refs:
@@ -241,7 +327,9 @@ class Framework:
         self.profile_name = profile.scheduler_name
         self.percentage_of_nodes_to_score = profile.percentage_of_nodes_to_score
         self.handle = handle
-        self.plugins = _instantiate(profile, registry, handle)
+        plugin_handle = ProfileHandle(handle)
+        self.plugins = _instantiate(profile, registry, plugin_handle)
+        plugin_handle._framework = self
         lists = {point: _point_list(profile, point, self.plugins) for point in _POINTS}
         self.lists = lists
         self._check_required(profile, lists)
@@ -259,6 +347,11 @@ class Framework:
         self.bind: list[BindPlugin] = [get(n) for n in lists["bind"]]  # type: ignore[misc]
         self.post_bind: list[PostBindPlugin] = [get(n) for n in lists["postBind"]]  # type: ignore[misc]
         self.score_weights = _score_weights(profile, self.plugins)
+        self._pre_filter_extensions = [
+            (pl.name(), ext)
+            for pl in self.pre_filter
+            if (ext := pl.pre_filter_extensions()) is not None
+        ]
 
     @staticmethod
     def _check_required(profile: ProfileConfig, lists: Mapping[str, list[str]]) -> None:
@@ -324,18 +417,99 @@ class Framework:
         """The conjunction of the Filter plugins, stopping at the first failure."""
         return run_filters(self.active_filters(state), state, pod, node_info)
 
+    def run_filter_plugins_with_nominated_pods(
+        self,
+        state: CycleState,
+        pod: Pod,
+        node_info: NodeInfo,
+        filters: Sequence[tuple[str, FilterFn]] | None = None,
+    ) -> Status | None:
+        """The two-pass filter (see the module docstring); ``filters`` defaults to the
+        active ones."""
+        if filters is None:
+            filters = self.active_filters(state)
+        nominated = self.handle.nominator().nominated_pods_for_node(node_info.name)
+        if nominated:
+            added, status = self._add_ge_nominated_pods(state, pod, node_info, nominated)
+            if status is not None:
+                return status
+            if added is not None:
+                status = run_filters(filters, added[0], pod, added[1])
+                if status is not None:
+                    return status
+        return run_filters(filters, state, pod, node_info)
+
+    def _add_ge_nominated_pods(
+        self, state: CycleState, pod: Pod, node_info: NodeInfo, nominated: Sequence[PodInfo]
+    ) -> tuple[tuple[CycleState, NodeInfo] | None, Status | None]:
+        """Clones with the nominated pods of priority ≥ ``pod``'s added (None if there are
+        none), or an error from an ``add_pod`` extension."""
+        priority, uid = pod.priority, pod.uid
+        chosen = [pi for pi in nominated if pi.pod.priority >= priority and pi.pod.uid != uid]
+        if not chosen:
+            return None, None
+        state_out, node_out = state.clone(), node_info.clone()
+        for pi in chosen:
+            node_out.add_pod(pi)
+            status = self.run_pre_filter_extension_add_pod(state_out, pod, pi, node_out)
+            if status is not None:
+                return None, status
+        return (state_out, node_out), None
+
+    def run_pre_filter_extension_add_pod(
+        self, state: CycleState, pod: Pod, to_add: PodInfo, node_info: NodeInfo
+    ) -> Status | None:
+        """Tell every (not skipped) PreFilter plugin with extensions that ``to_add`` joined
+        ``node_info``; an error names the plugin."""
+        skip = state.skip_filter_plugins
+        for name, ext in self._pre_filter_extensions:
+            if name in skip:
+                continue
+            status = ext.add_pod(state, pod, to_add, node_info)
+            if status is not None and not status.is_success():
+                message = f"running AddPod on PreFilter plugin {name!r}: {status.message()}"
+                return Status(Code.ERROR, (message,), name)
+        return None
+
+    def run_pre_filter_extension_remove_pod(
+        self, state: CycleState, pod: Pod, to_remove: PodInfo, node_info: NodeInfo
+    ) -> Status | None:
+        """As ``run_pre_filter_extension_add_pod``, for a pod leaving ``node_info``."""
+        skip = state.skip_filter_plugins
+        for name, ext in self._pre_filter_extensions:
+            if name in skip:
+                continue
+            status = ext.remove_pod(state, pod, to_remove, node_info)
+            if status is not None and not status.is_success():
+                message = f"running RemovePod on PreFilter plugin {name!r}: {status.message()}"
+                return Status(Code.ERROR, (message,), name)
+        return None
+
     def run_post_filter_plugins(
         self, state: CycleState, pod: Pod, diagnosis: Diagnosis
     ) -> tuple[PostFilterResult | None, Status | None]:
+        """The first success wins; UnschedulableAndUnresolvable or an error stops; otherwise
+        the reasons are joined and the last rejecting plugin's result is kept (a result can
+        clear the pod's nomination)."""
         reasons: list[str] = []
+        kept: PostFilterResult | None = None
+        rejector = ""
         for pl in self.post_filter:
             result, status = pl.post_filter(state, pod, diagnosis)
             if status is None or status.is_success():
                 return result, None
-            if status.code in (Code.ERROR, Code.UNSCHEDULABLE_AND_UNRESOLVABLE):
+            if status.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
                 return result, status.with_plugin(pl.name())
+            if not status.is_rejected():
+                return None, Status(Code.ERROR, status.reasons, pl.name())
+            if result is not None:
+                kept = result
             reasons.extend(status.reasons)
-        return None, Status(Code.UNSCHEDULABLE, tuple(reasons))
+            rejector = rejector or pl.name()
+        return kept, Status(Code.UNSCHEDULABLE, tuple(reasons), rejector)
+
+    def has_post_filter_plugins(self) -> bool:
+        return bool(self.post_filter)
 
     def run_pre_score_plugins(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
@@ -458,7 +632,7 @@ class Framework:
 
 
 def run_filters(
-    filters: Sequence[tuple[str, Callable[[CycleState, Pod, NodeInfo], Status | None]]],
+    filters: Sequence[tuple[str, FilterFn]],
     state: CycleState,
     pod: Pod,
     node_info: NodeInfo,

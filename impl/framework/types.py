@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from schedspec.impl.api import Node, Pod, PodAffinityTerm, WeightedPodAffinityTerm
 from schedspec.impl.api.resources import is_scalar_resource
 from schedspec.impl.api.selectors import Selector, compile_label_selector
+from schedspec.impl.framework.events import ClusterEvent
 from schedspec.impl.framework.status import Code, Status
 
 __all__ = [
@@ -315,11 +316,17 @@ class QueuedPodInfo:
     pending_plugins: set[str] = field(default_factory=set)
     consecutive_errors: int = 0
     unschedulable_count: int = 0
-    gated: bool = False
+    backoff_expiration: float | None = None  # cached; reset when the counts or timestamp change
+    gating_plugin: str = ""  # the PreEnqueue plugin keeping the pod out of activeQ
+    gating_plugin_events: tuple[ClusterEvent, ...] = ()
 
     @property
     def pod(self) -> Pod:
         return self.pod_info.pod
+
+    @property
+    def gated(self) -> bool:
+        return bool(self.gating_plugin)
 
 
 @dataclass(slots=True)
@@ -368,5 +375,5 @@ class FitError(Exception):
             if parts:
                 msg += f" {', '.join(parts)}."
         if d.post_filter_msg:
-            msg += f" {d.post_filter_msg}."
+            msg += f" {d.post_filter_msg}"
         return msg

@@ -2,8 +2,8 @@
 
 Each module holds ``NAME``, its reasons, a pure function (``fits``/``score``) the checker pairs
 with the spec definition of the same meaning, and a thin plugin class. ``in_tree_registry()``
-maps every name to its factory; ``NodeNumber`` (the seed's example) is registered but not in
-the default profile.
+maps every name to its factory; ``NodeNumber`` (the seed's example) and ``Coscheduling``
+(gang scheduling, out-of-tree upstream) are registered but not in the default profile.
 """
 
 from __future__ import annotations
@@ -11,7 +11,9 @@ from __future__ import annotations
 from schedspec.impl.framework.registry import Registry
 from schedspec.impl.plugins import (
     balanced_allocation,
+    coscheduling,
     default_binder,
+    default_preemption,
     image_locality,
     inter_pod_affinity,
     node_affinity,
@@ -42,8 +44,10 @@ def in_tree_registry() -> Registry:
         node_resources_fit.NAME: node_resources_fit.NodeResourcesFit.new,
         pod_topology_spread.NAME: pod_topology_spread.PodTopologySpread.new,
         inter_pod_affinity.NAME: inter_pod_affinity.InterPodAffinity.new,
+        default_preemption.NAME: default_preemption.DefaultPreemption.new,
         balanced_allocation.NAME: balanced_allocation.BalancedAllocation.new,
         image_locality.NAME: image_locality.ImageLocality.new,
         default_binder.NAME: default_binder.DefaultBinder.new,
         node_number.NAME: node_number.NodeNumber.new,
+        coscheduling.NAME: coscheduling.Coscheduling.new,
     }

@@ -32,6 +32,15 @@ from schedspec.impl.api import Node, Pod
 from schedspec.impl.api.selectors import NOTHING
 from schedspec.impl.framework.args import check_fields, get_bool, get_int
 from schedspec.impl.framework.cycle_state import CycleState
+from schedspec.impl.framework.events import (
+    NODE,
+    POD,
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    EventObject,
+    QueueingHint,
+)
 from schedspec.impl.framework.interface import Handle
 from schedspec.impl.framework.status import Code, Status
 from schedspec.impl.framework.types import (
@@ -416,6 +425,71 @@ class InterPodAffinity:
         if s is not None and s.topology_score:
             _normalize(scores)
         return None
+
+    # ---- QueueingHints (interpodaffinity/plugin.go EventsToRegister, isSchedulableAfter*)
+
+    def events_to_register(self, queueing_hints: bool = True) -> list[ClusterEventWithHint]:
+        node_action = ActionType.ADD | ActionType.UPDATE_NODE_LABEL
+        if not queueing_hints:
+            node_action |= ActionType.UPDATE_NODE_TAINT
+        pod_action = ActionType.ADD | ActionType.UPDATE_POD_LABEL | ActionType.DELETE
+        return [
+            ClusterEventWithHint(
+                ClusterEvent(POD, pod_action), self.is_schedulable_after_pod_change
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(NODE, node_action), self.is_schedulable_after_node_change
+            ),
+        ]
+
+    def is_schedulable_after_pod_change(
+        self, pod: Pod, old: EventObject, new: EventObject
+    ) -> QueueingHint:
+        """Only assigned pods count: Queue when one now matches all the pod's affinity terms
+        (added, or relabelled into them) or no longer matches all its anti-affinity terms
+        (deleted, or relabelled out of them)."""
+        if (old is not None and not isinstance(old, Pod)) or (
+            new is not None and not isinstance(new, Pod)
+        ):
+            return QueueingHint.QUEUE
+        if (new is not None and not new.node_name) or (old is not None and not old.node_name):
+            return QueueingHint.QUEUE_SKIP
+        info = PodInfo(pod)
+        terms, anti = info.required_affinity_terms, info.required_anti_affinity_terms
+        if new is not None and old is not None:
+            if not _matches_all(terms, old) and _matches_all(terms, new):
+                return QueueingHint.QUEUE
+            if _matches_all(anti, old) and not _matches_all(anti, new):
+                return QueueingHint.QUEUE
+            return QueueingHint.QUEUE_SKIP
+        if new is not None:
+            return QueueingHint.QUEUE if _matches_all(terms, new) else QueueingHint.QUEUE_SKIP
+        assert old is not None
+        return QueueingHint.QUEUE if _matches_all(anti, old) else QueueingHint.QUEUE_SKIP
+
+    def is_schedulable_after_node_change(
+        self, pod: Pod, old: EventObject, new: EventObject
+    ) -> QueueingHint:
+        """Queue when an affinity term's topology key appears or changes value, or an
+        anti-affinity term's key disappears or changes value (any new node, for anti)."""
+        if not isinstance(new, Node) or (old is not None and not isinstance(old, Node)):
+            return QueueingHint.QUEUE
+        info = PodInfo(pod)
+        for term in info.required_affinity_terms:
+            key = term.topology_key
+            if old is None:
+                if key in new.labels:
+                    return QueueingHint.QUEUE
+                continue
+            if key in new.labels and old.labels.get(key) != new.labels[key]:
+                return QueueingHint.QUEUE
+        for term in info.required_anti_affinity_terms:
+            if old is None:
+                return QueueingHint.QUEUE
+            key = term.topology_key
+            if key in old.labels and old.labels[key] != new.labels.get(key):
+                return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
 
     @staticmethod
     def new(args: Mapping[str, Any], handle: Handle) -> InterPodAffinity:

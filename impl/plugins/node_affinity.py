@@ -31,6 +31,14 @@ from schedspec.impl.api.selectors import (
 from schedspec.impl.errors import ConfigError
 from schedspec.impl.framework.args import check_fields, get_list, get_mapping
 from schedspec.impl.framework.cycle_state import CycleState
+from schedspec.impl.framework.events import (
+    NODE,
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    EventObject,
+    QueueingHint,
+)
 from schedspec.impl.framework.helpers import default_normalize_score
 from schedspec.impl.framework.interface import Handle
 from schedspec.impl.framework.status import Code, Status
@@ -234,6 +242,32 @@ class NodeAffinity:
     ) -> Status | None:
         default_normalize_score(MAX_NODE_SCORE, False, scores)
         return None
+
+    # ---- QueueingHints (node_affinity.go EventsToRegister, isSchedulableAfterNodeChange)
+
+    def events_to_register(self, queueing_hints: bool = True) -> list[ClusterEventWithHint]:
+        action = ActionType.ADD | ActionType.UPDATE_NODE_LABEL
+        if not queueing_hints:
+            action |= ActionType.UPDATE_NODE_TAINT
+        return [
+            ClusterEventWithHint(ClusterEvent(NODE, action), self.is_schedulable_after_node_change)
+        ]
+
+    def is_schedulable_after_node_change(
+        self, pod: Pod, old: EventObject, new: EventObject
+    ) -> QueueingHint:
+        """Queue when the node now matches the pod's required affinity (and the enforced
+        ``addedAffinity``) and did not before (or is new)."""
+        if not isinstance(new, Node) or (old is not None and not isinstance(old, Node)):
+            return QueueingHint.QUEUE
+        if self._added is not None and not self._added.matches(new.labels, new.name):
+            return QueueingHint.QUEUE_SKIP
+        required = RequiredNodeAffinity(pod)
+        if not required.matches(new):
+            return QueueingHint.QUEUE_SKIP
+        if old is None or not required.matches(old):
+            return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
 
     @staticmethod
     def new(args: Mapping[str, Any], handle: Handle) -> NodeAffinity:

@@ -12,6 +12,12 @@ from typing import Any
 from schedspec.impl.api import Node, Pod
 from schedspec.impl.framework.args import check_fields
 from schedspec.impl.framework.cycle_state import CycleState
+from schedspec.impl.framework.events import (
+    NODE,
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+)
 from schedspec.impl.framework.interface import Handle
 from schedspec.impl.framework.status import Code, Status
 from schedspec.impl.framework.types import NodeInfo
@@ -35,6 +41,13 @@ class NodeName:
         if not pod.node_name or node_info.node is None or fits(pod, node_info.node):
             return None
         return _REJECT
+
+    def events_to_register(self, queueing_hints: bool = True) -> list[ClusterEventWithHint]:
+        """Only a new node can carry the requested name (node_name.go; no hint)."""
+        action = ActionType.ADD
+        if not queueing_hints:
+            action |= ActionType.UPDATE_NODE_TAINT | ActionType.UPDATE_NODE_LABEL
+        return [ClusterEventWithHint(ClusterEvent(NODE, action))]
 
     @staticmethod
     def new(args: Mapping[str, Any], handle: Handle) -> NodeName:

@@ -14,6 +14,15 @@ from typing import Any
 from schedspec.impl.api import Pod
 from schedspec.impl.framework.args import check_fields
 from schedspec.impl.framework.cycle_state import CycleState
+from schedspec.impl.framework.events import (
+    NODE,
+    POD,
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    EventObject,
+    QueueingHint,
+)
 from schedspec.impl.framework.interface import Handle
 from schedspec.impl.framework.status import Code, Status
 from schedspec.impl.framework.types import NodeInfo, PreFilterResult, host_ports
@@ -67,6 +76,35 @@ class NodePorts:
         s = state.read_as(_STATE_KEY, _State)
         wanted = s.ports if s else host_ports(pod)
         return None if fits_ports(wanted, node_info) else _REJECT
+
+    # ---- QueueingHints (node_ports.go EventsToRegister, isSchedulableAfterPodDeleted)
+
+    def events_to_register(self, queueing_hints: bool = True) -> list[ClusterEventWithHint]:
+        node_action = ActionType.ADD
+        if not queueing_hints:
+            node_action |= ActionType.UPDATE_NODE_TAINT | ActionType.UPDATE_NODE_LABEL
+        return [
+            ClusterEventWithHint(
+                ClusterEvent(POD, ActionType.DELETE), self.is_schedulable_after_pod_deleted
+            ),
+            ClusterEventWithHint(ClusterEvent(NODE, node_action)),
+        ]
+
+    def is_schedulable_after_pod_deleted(
+        self, pod: Pod, old: EventObject, new: EventObject
+    ) -> QueueingHint:
+        """Queue when the deleted pod was bound or nominated and held a port the pod wants."""
+        if not isinstance(old, Pod):
+            return QueueingHint.QUEUE
+        if not old.node_name and not old.nominated_node_name:
+            return QueueingHint.QUEUE_SKIP
+        ports = host_ports(old)
+        if not ports:
+            return QueueingHint.QUEUE_SKIP
+        freed = NodeInfo()
+        for ip, protocol, port in ports:
+            freed.used_ports.add(ip, protocol, port)
+        return QueueingHint.QUEUE_SKIP if fits(pod, freed) else QueueingHint.QUEUE
 
     @staticmethod
     def new(args: Mapping[str, Any], handle: Handle) -> NodePorts:

@@ -16,11 +16,20 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from schedspec.impl.api import Pod
+from schedspec.impl.api import Node, Pod
 from schedspec.impl.api.resources import is_extended_resource, is_scalar_resource
 from schedspec.impl.errors import ConfigError
 from schedspec.impl.framework.args import check_fields, get_list, get_mapping, get_str
 from schedspec.impl.framework.cycle_state import CycleState
+from schedspec.impl.framework.events import (
+    NODE,
+    POD,
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    EventObject,
+    QueueingHint,
+)
 from schedspec.impl.framework.interface import Handle
 from schedspec.impl.framework.status import Code, Status
 from schedspec.impl.framework.types import NodeInfo, PreFilterResult
@@ -143,6 +152,18 @@ def score(
     return scorer(node_info, requests, resources)
 
 
+def _requested_resource_increased(pod: Pod, old: Node, new: Node) -> bool:
+    """``haveAnyRequestedResourcesIncreased``."""
+    before, after = old.allocatable, new.allocatable
+    if after.get("pods", 0) > before.get("pods", 0):
+        return True
+    return any(
+        want and after.get(name, 0) > before.get(name, 0)
+        for name, want in pod.requests.items()
+        if name in ("cpu", "memory", "ephemeral-storage") or is_scalar_resource(name)
+    )
+
+
 _PRE_FILTER_KEY = "PreFilter" + NAME
 _PRE_SCORE_KEY = "PreScore" + NAME
 
@@ -204,6 +225,58 @@ class NodeResourcesFit:
 
     def score_extensions(self) -> None:
         return None
+
+    # ---- QueueingHints (fit.go EventsToRegister, isSchedulableAfter*)
+
+    def events_to_register(self, queueing_hints: bool = True) -> list[ClusterEventWithHint]:
+        # InPlacePodVerticalScaling is on in v1.34: a scale-down frees room too
+        pod_action = ActionType.DELETE | ActionType.UPDATE_POD_SCALE_DOWN
+        node_action = ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE
+        if not queueing_hints:
+            node_action |= ActionType.UPDATE_NODE_TAINT | ActionType.UPDATE_NODE_LABEL
+        return [
+            ClusterEventWithHint(
+                ClusterEvent(POD, pod_action), self.is_schedulable_after_pod_event
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(NODE, node_action), self.is_schedulable_after_node_change
+            ),
+        ]
+
+    def is_schedulable_after_pod_event(
+        self, pod: Pod, old: EventObject, new: EventObject
+    ) -> QueueingHint:
+        """A deleted pod frees room only if it was bound or nominated; a scale-down only if it
+        lowers a resource the pod requests (or is the pod itself)."""
+        if not isinstance(old, Pod):
+            return QueueingHint.QUEUE
+        if new is None:
+            if not old.node_name and not old.nominated_node_name:
+                return QueueingHint.QUEUE_SKIP
+            return QueueingHint.QUEUE
+        if not isinstance(new, Pod):
+            return QueueingHint.QUEUE
+        if new.uid == pod.uid:
+            return QueueingHint.QUEUE
+        if not new.node_name:
+            return QueueingHint.QUEUE_SKIP
+        for name, want in pod.requests.items():
+            if want and old.requests.get(name, 0) > new.requests.get(name, 0):
+                return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
+
+    def is_schedulable_after_node_change(
+        self, pod: Pod, old: EventObject, new: EventObject
+    ) -> QueueingHint:
+        """Queue only if the pod fits the (empty) new node and, for an update, some resource
+        it requests (or the pod count) grew."""
+        if not isinstance(new, Node) or (old is not None and not isinstance(old, Node)):
+            return QueueingHint.QUEUE
+        if insufficient_resources(pod, NodeInfo(new), self.ignored, self.groups):
+            return QueueingHint.QUEUE_SKIP
+        if old is None or _requested_resource_increased(pod, old, new):
+            return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
 
     @staticmethod
     def new(args: Mapping[str, Any], handle: Handle) -> NodeResourcesFit:

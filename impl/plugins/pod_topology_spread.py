@@ -33,6 +33,15 @@ from schedspec.impl.api.selectors import Selector, compile_label_selector
 from schedspec.impl.errors import ConfigError
 from schedspec.impl.framework.args import check_fields, get_list, get_str
 from schedspec.impl.framework.cycle_state import CycleState
+from schedspec.impl.framework.events import (
+    NODE,
+    POD,
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    EventObject,
+    QueueingHint,
+)
 from schedspec.impl.framework.helpers import DO_NOT_SCHEDULE_EFFECTS, find_untolerated_taint, go_div
 from schedspec.impl.framework.interface import Handle
 from schedspec.impl.framework.status import Code, Status
@@ -248,6 +257,16 @@ _PRE_FILTER_KEY = "PreFilter" + NAME
 _PRE_SCORE_KEY = "PreScore" + NAME
 
 
+def _involved(other: Pod, pod: Pod) -> bool:
+    """``involvedInTopologySpreading``: the pod itself, or an assigned pod of its namespace."""
+    return other.uid == pod.uid or (bool(other.node_name) and other.namespace == pod.namespace)
+
+
+def _hard_constraints(pod: Pod) -> list[_Constraint]:
+    """``getConstraints``: the DoNotSchedule constraints (the only ones that reject)."""
+    return _constraints(pod, "DoNotSchedule")
+
+
 class PodTopologySpread:
     def __init__(self, handle: Handle) -> None:
         self._handle = handle
@@ -341,6 +360,85 @@ class PodTopologySpread:
             else:
                 x.score = go_div(MAX_NODE_SCORE * (high + low - x.score), high)
         return None
+
+    # ---- QueueingHints (podtopologyspread/plugin.go EventsToRegister, isSchedulableAfter*)
+
+    def events_to_register(self, queueing_hints: bool = True) -> list[ClusterEventWithHint]:
+        pod_action = ActionType.ADD | ActionType.UPDATE_POD_LABEL | ActionType.DELETE
+        if queueing_hints:
+            pod_action |= ActionType.UPDATE_POD_TOLERATION
+        node_action = (
+            ActionType.ADD
+            | ActionType.DELETE
+            | ActionType.UPDATE_NODE_LABEL
+            | ActionType.UPDATE_NODE_TAINT
+        )
+        return [
+            ClusterEventWithHint(
+                ClusterEvent(POD, pod_action), self.is_schedulable_after_pod_change
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(NODE, node_action), self.is_schedulable_after_node_change
+            ),
+        ]
+
+    def is_schedulable_after_pod_change(
+        self, pod: Pod, old: EventObject, new: EventObject
+    ) -> QueueingHint:
+        """Queue when a pod of the same namespace on a node (or the pod itself) is added,
+        deleted or relabelled in a way a constraint's selector sees."""
+        if (old is not None and not isinstance(old, Pod)) or (
+            new is not None and not isinstance(new, Pod)
+        ):
+            return QueueingHint.QUEUE
+        if (new is not None and not _involved(new, pod)) or (
+            old is not None and not _involved(old, pod)
+        ):
+            return QueueingHint.QUEUE_SKIP
+        constraints = _hard_constraints(pod)
+        if new is not None and old is not None:
+            if (
+                new.uid == pod.uid
+                and new.tolerations != old.tolerations
+                and any(c.honor_taints for c in constraints)
+            ):
+                return QueueingHint.QUEUE
+            if dict(new.labels) == dict(old.labels):
+                return QueueingHint.QUEUE_SKIP
+            changed = any(
+                c.selector.matches(old.labels) != c.selector.matches(new.labels)
+                for c in constraints
+            )
+            return QueueingHint.QUEUE if changed else QueueingHint.QUEUE_SKIP
+        changed_pod = new if new is not None else old
+        assert changed_pod is not None
+        if any(c.selector.matches(changed_pod.labels) for c in constraints):
+            return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
+
+    def is_schedulable_after_node_change(
+        self, pod: Pod, old: EventObject, new: EventObject
+    ) -> QueueingHint:
+        """Queue when a node carrying every constraint's topology key appears or goes, gains
+        or loses one of them, or changes a key's value or its taints."""
+        if (old is not None and not isinstance(old, Node)) or (
+            new is not None and not isinstance(new, Node)
+        ):
+            return QueueingHint.QUEUE
+        constraints = _hard_constraints(pod)
+        was = old is not None and _has_all_keys(old, constraints)
+        now = new is not None and _has_all_keys(new, constraints)
+        if old is not None and new is not None:
+            if was != now:
+                return QueueingHint.QUEUE
+            key_changed = any(
+                old.labels.get(c.topology_key) != new.labels.get(c.topology_key)
+                for c in constraints
+            )
+            if now and (key_changed or old.taints != new.taints):
+                return QueueingHint.QUEUE
+            return QueueingHint.QUEUE_SKIP
+        return QueueingHint.QUEUE if (now or was) else QueueingHint.QUEUE_SKIP
 
     @staticmethod
     def new(args: Mapping[str, Any], handle: Handle) -> PodTopologySpread:

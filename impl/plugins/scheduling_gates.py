@@ -10,6 +10,14 @@ from typing import Any
 
 from schedspec.impl.api import Pod
 from schedspec.impl.framework.args import check_fields
+from schedspec.impl.framework.events import (
+    POD,
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    EventObject,
+    QueueingHint,
+)
 from schedspec.impl.framework.interface import Handle
 from schedspec.impl.framework.status import Code, Status
 
@@ -33,6 +41,21 @@ class SchedulingGates:
         return Status(
             Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (f"waiting for scheduling gates: [{gates}]",)
         )
+
+    def events_to_register(self, queueing_hints: bool = True) -> list[ClusterEventWithHint]:
+        """Only the pod's own gates going away (scheduling_gates.go); nothing with the gate
+        off, where the pod's update moves it."""
+        if not queueing_hints:
+            return []
+        event = ClusterEvent(POD, ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED)
+        return [ClusterEventWithHint(event, self.is_schedulable_after_gates_eliminated)]
+
+    def is_schedulable_after_gates_eliminated(
+        self, pod: Pod, old: EventObject, new: EventObject
+    ) -> QueueingHint:
+        if isinstance(new, Pod) and new.uid != pod.uid:
+            return QueueingHint.QUEUE_SKIP
+        return QueueingHint.QUEUE
 
     @staticmethod
     def new(args: Mapping[str, Any], handle: Handle) -> SchedulingGates:

@@ -15,6 +15,15 @@ from typing import Any
 from schedspec.impl.api import Node, Pod, Taint, Toleration
 from schedspec.impl.framework.args import check_fields
 from schedspec.impl.framework.cycle_state import CycleState
+from schedspec.impl.framework.events import (
+    NODE,
+    POD,
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    EventObject,
+    QueueingHint,
+)
 from schedspec.impl.framework.helpers import (
     DO_NOT_SCHEDULE_EFFECTS,
     default_normalize_score,
@@ -107,6 +116,42 @@ class TaintToleration:
     ) -> Status | None:
         default_normalize_score(MAX_NODE_SCORE, True, scores)
         return None
+
+    # ---- QueueingHints (taint_toleration.go EventsToRegister, isSchedulableAfter*)
+
+    def events_to_register(self, queueing_hints: bool = True) -> list[ClusterEventWithHint]:
+        node_hint = self.is_schedulable_after_node_change
+        if not queueing_hints:
+            action = ActionType.ADD | ActionType.UPDATE_NODE_TAINT | ActionType.UPDATE_NODE_LABEL
+            return [ClusterEventWithHint(ClusterEvent(NODE, action), node_hint)]
+        return [
+            ClusterEventWithHint(
+                ClusterEvent(NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT), node_hint
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(POD, ActionType.UPDATE_POD_TOLERATION),
+                self.is_schedulable_after_pod_toleration_change,
+            ),
+        ]
+
+    def is_schedulable_after_node_change(
+        self, pod: Pod, old: EventObject, new: EventObject
+    ) -> QueueingHint:
+        """Queue when the node had an untolerated taint (or is new) and now has none."""
+        if not isinstance(new, Node) or (old is not None and not isinstance(old, Node)):
+            return QueueingHint.QUEUE
+        was_untolerated = old is None or untolerated_taint(pod, old) is not None
+        if was_untolerated and untolerated_taint(pod, new) is None:
+            return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
+
+    def is_schedulable_after_pod_toleration_change(
+        self, pod: Pod, old: EventObject, new: EventObject
+    ) -> QueueingHint:
+        """Only the pod's own toleration change can help it."""
+        if not isinstance(new, Pod) or new.uid == pod.uid:
+            return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
 
     @staticmethod
     def new(args: Mapping[str, Any], handle: Handle) -> TaintToleration:

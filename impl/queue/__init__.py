@@ -1,5 +1,24 @@
-"""The scheduling queue (a simple one for now; the real one is the next issue)."""
+"""The scheduling queue (``pkg/scheduler/backend/queue``): activeQ, backoffQ and unschedulable
+pods, QueueingHints, in-flight events, in virtual time. See ``scheduling_queue``."""
 
-from schedspec.impl.queue.fifo import SchedulingQueue
+from schedspec.impl.queue.scheduling_queue import (
+    ACTIVE_Q,
+    BACKOFF_Q,
+    IN_FLIGHT,
+    UNSCHEDULABLE_PODS,
+    HintRegistration,
+    PodNominator,
+    QueueingStrategy,
+    SchedulingQueue,
+)
 
-__all__ = ["SchedulingQueue"]
+__all__ = [
+    "ACTIVE_Q",
+    "BACKOFF_Q",
+    "IN_FLIGHT",
+    "UNSCHEDULABLE_PODS",
+    "HintRegistration",
+    "PodNominator",
+    "QueueingStrategy",
+    "SchedulingQueue",
+]

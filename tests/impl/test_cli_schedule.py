@@ -22,7 +22,8 @@ def test_json_shape(capsys: pytest.CaptureFixture[str]) -> None:
     assert report["plugins"] == ["NodeResourcesFit", "TaintToleration"]
     assert report["message"] == (
         "0/7 nodes are available: 1 node(s) had untolerated taint "
-        "{node-role.kubernetes.io/control-plane: }, 6 Insufficient cpu."
+        "{node-role.kubernetes.io/control-plane: }, 6 Insufficient cpu. preemption: "
+        "0/7 nodes are available: 7 Preemption is not helpful for scheduling."
     )
     assert out["bindings"]["shop/cache-1"].startswith("k8s-worker-")
 

@@ -68,7 +68,10 @@ EXPECTED = {
         {"kube-system/fluent-bit-jwth8": "k8s-fra-worker-2"},
         ["kube-system/fluent-bit-lxnwz"],
     ),
-    "preemption.yaml": ({}, ["prod/checkout-api-5d9c8b7f6e-v6z8n"]),
+    "preemption.yaml": (
+        {"prod/checkout-api-5d9c8b7f6e-v6z8n": "ip-10-20-3-88.us-west-2.compute.internal"},
+        [],
+    ),
     "zonal-web.yaml": ({}, ["shop/report-nightly-29301120-7b8j6"]),
 }
 
@@ -136,7 +139,8 @@ def test_fit_error_message_sorts_reasons_like_kube_scheduler() -> None:
     u = result.unschedulable["default/big"]
     assert (
         u.message == "0/5 nodes are available: 2 node(s) had untolerated taint {gpu: true}, "
-        "3 Insufficient cpu."
+        "3 Insufficient cpu. preemption: 0/5 nodes are available: "
+        "5 Preemption is not helpful for scheduling."
     )
     assert u.plugins == ("NodeResourcesFit", "TaintToleration")
 

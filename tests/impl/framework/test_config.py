@@ -45,7 +45,8 @@ def test_default_profile_order_and_weights() -> None:
         "ImageLocality": 1,
     }
     assert fwk.lists["queueSort"] == ["PrioritySort"] and fwk.lists["bind"] == ["DefaultBinder"]
-    assert fwk.lists["preEnqueue"] == ["SchedulingGates"]
+    assert fwk.lists["preEnqueue"] == ["SchedulingGates", "DefaultPreemption"]
+    assert fwk.lists["postFilter"] == ["DefaultPreemption"]
 
 
 def test_weight_zero_counts_as_one_and_explicit_score_weight_wins() -> None:
