@@ -61,7 +61,59 @@ def _parser() -> argparse.ArgumentParser:
     sc.add_argument("--config", metavar="KSC", help="a KubeSchedulerConfiguration file")
     sc.add_argument("--seed", type=int, default=0, help="seed of the tie-breaking RNG")
     sc.add_argument("--json", action="store_true", help="machine-readable output")
+    sc.add_argument("--trace", metavar="FILE", help="write a per-cycle trace (JSON lines)")
+    _solver_parsers(sub)
+    _oracle_parsers(sub)
     return parser
+
+
+def _oracle_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    orc = sub.add_parser("oracle", help="ask the real kube-scheduler v1.34 (Go bridge, oracle/)")
+    questions = orc.add_subparsers(dest="oracle_command", required=True, metavar="QUESTION")
+    ver = questions.add_parser("version", help="kube-scheduler version and feature gates")
+    ver.add_argument("--json", action="store_true", help="machine-readable output")
+    fil = questions.add_parser("filter", help="every Filter plugin's verdict per node")
+    fil.add_argument("cluster", nargs="+", metavar="CLUSTER", help="manifest files (YAML/JSON)")
+    fil.add_argument("--pod", metavar="NS/NAME", required=True, help="the pod to filter")
+    fil.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+def _bounds_flags(p: argparse.ArgumentParser) -> None:
+    from schedspec.spec.kube.symbolic import BOUND_HELP, Bounds
+
+    group = p.add_argument_group("bounds of the symbolic cluster")
+    for name, f in Bounds.__dataclass_fields__.items():
+        flag = "--" + name.replace("_", "-")
+        group.add_argument(flag, dest=name, type=int, default=f.default, metavar="N",
+                           help=f"{BOUND_HELP[name]} (default {f.default})")  # fmt: skip
+
+
+def _solver_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--minimize", action="store_true", help="the smallest witness")
+    p.add_argument("--all", type=int, default=1, metavar="N", help="up to N distinct witnesses")
+    p.add_argument("--timeout", type=float, default=60.0, metavar="S", help="seconds (default 60)")
+    p.add_argument("--out", metavar="DIR", help="write witness-K.yaml and witness-K.itf.json")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    _bounds_flags(p)
+
+
+def _solver_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    fd = sub.add_parser("find", help="ask Z3 for a cluster satisfying a formula")
+    fd.add_argument("formula", metavar="FORMULA",
+                    help="an expression over the spec's definitions; free p, q… are pods, "
+                         "n, m… nodes")  # fmt: skip
+    fd.add_argument("--spec", default="scheduler", help="bundled spec name or .tla path")
+    fd.add_argument("--core", action="store_true",
+                    help="when unsat, the formula's conjuncts that cannot hold together")
+    _solver_flags(fd)
+    df = sub.add_parser("diff", help="a cluster where two specs' definitions disagree")
+    df.add_argument("spec_a", metavar="SPEC_A")
+    df.add_argument("spec_b", metavar="SPEC_B")
+    df.add_argument("--predicate", required=True, metavar="NAME[=NAME_B]",
+                    help="the definition (of a pod p and a node n) to compare; NAME=NAME_B "
+                         "when the two specs name it differently")  # fmt: skip
+    df.add_argument("--implies", action="store_true", help="look for A ∧ ¬B only (A ⇒ B?)")
+    _solver_flags(df)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -73,6 +125,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _explain(args, sys.stdout)
         if args.command == "schedule":
             return _schedule(args, sys.stdout)
+        if args.command == "oracle":
+            from schedspec.checker.oracle import run_oracle_command
+
+            return run_oracle_command(args, sys.stdout)
+        if args.command in ("find", "diff"):
+            from schedspec.spec.solve_cli import run_solver_command
+
+            return run_solver_command(args, sys.stdout)
         return _eval(args, sys.stdout)
     except SchedspecError as err:
         print(f"schedspec {args.command}: {err}", file=sys.stderr)
@@ -191,7 +251,7 @@ def _nodes(nodes: list[str]) -> str:
 def _schedule(args: argparse.Namespace, out: TextIO) -> int:
     from schedspec.impl.report import run_schedule
 
-    return run_schedule(args.cluster, args.config, args.seed, args.json, out)
+    return run_schedule(args.cluster, args.config, args.seed, args.json, out, args.trace)
 
 
 if __name__ == "__main__":

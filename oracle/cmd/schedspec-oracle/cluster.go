@@ -1,0 +1,237 @@
+// The cluster of a request: plain API-shaped JSON (what schedspec.cluster.load produces) decoded
+// into k8s.io/api types, defaulted as the API server would (pkg/apis/core/v1 defaults) and
+// validated with the API server's own validation (pkg/apis/core/validation) so that objects the
+// real API would reject are refused instead of scheduled.
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	podutil "k8s.io/kubernetes/pkg/api/pod"
+	"k8s.io/kubernetes/pkg/apis/core"
+	corev1conv "k8s.io/kubernetes/pkg/apis/core/v1"
+	"k8s.io/kubernetes/pkg/apis/core/validation"
+	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
+	"k8s.io/kubernetes/pkg/scheduler/apis/config/latest"
+	"k8s.io/kubernetes/pkg/scheduler/apis/config/scheme"
+	schedvalidation "k8s.io/kubernetes/pkg/scheduler/apis/config/validation"
+)
+
+type clusterJSON struct {
+	Nodes           []json.RawMessage `json:"nodes"`
+	Pods            []json.RawMessage `json:"pods"`
+	PDBs            []json.RawMessage `json:"pdbs"`
+	Namespaces      []json.RawMessage `json:"namespaces"`
+	PriorityClasses []json.RawMessage `json:"priorityClasses"`
+	SchedulerConfig json.RawMessage   `json:"schedulerConfig"`
+}
+
+type cluster struct {
+	nodes           []*v1.Node
+	pods            []*v1.Pod
+	pdbs            []*policyv1.PodDisruptionBudget
+	namespaces      []*v1.Namespace
+	priorityClasses []*schedulingv1.PriorityClass
+	config          *schedconfig.KubeSchedulerConfiguration
+}
+
+func (c *cluster) objects() []runtime.Object {
+	var objs []runtime.Object
+	for _, o := range c.namespaces {
+		objs = append(objs, o)
+	}
+	for _, o := range c.priorityClasses {
+		objs = append(objs, o)
+	}
+	for _, o := range c.nodes {
+		objs = append(objs, o)
+	}
+	for _, o := range c.pdbs {
+		objs = append(objs, o)
+	}
+	for _, o := range c.pods {
+		objs = append(objs, o)
+	}
+	return objs
+}
+
+func (c *cluster) findPod(key string) (*v1.Pod, error) {
+	if key == "" {
+		return nil, fmt.Errorf("malformed request: \"pod\" (ns/name) is required")
+	}
+	ns, name, found := strings.Cut(key, "/")
+	if !found {
+		ns, name = "default", key
+	}
+	for _, p := range c.pods {
+		if p.Namespace == ns && p.Name == name {
+			return p, nil
+		}
+	}
+	return nil, fmt.Errorf("no Pod %s/%s in the cluster", ns, name)
+}
+
+func decodeCluster(raw json.RawMessage) (*cluster, error) {
+	var cj clusterJSON
+	if err := strictUnmarshal(raw, &cj); err != nil {
+		return nil, fmt.Errorf("malformed cluster: %v", err)
+	}
+	c := &cluster{}
+	for i, data := range cj.Nodes {
+		n := &v1.Node{}
+		if err := decodeInto(data, n, "nodes", i); err != nil {
+			return nil, err
+		}
+		corev1conv.SetObjectDefaults_Node(n)
+		if err := validateNode(n); err != nil {
+			return nil, err
+		}
+		c.nodes = append(c.nodes, n)
+	}
+	for i, data := range cj.Pods {
+		p := &v1.Pod{}
+		if err := decodeInto(data, p, "pods", i); err != nil {
+			return nil, err
+		}
+		if p.Namespace == "" {
+			p.Namespace = "default"
+		}
+		if p.UID == "" {
+			p.UID = types.UID("schedspec-oracle/" + p.Namespace + "/" + p.Name)
+		}
+		corev1conv.SetObjectDefaults_Pod(p)
+		if err := validatePod(p); err != nil {
+			return nil, err
+		}
+		c.pods = append(c.pods, p)
+	}
+	for i, data := range cj.Namespaces {
+		ns := &v1.Namespace{}
+		if err := decodeInto(data, ns, "namespaces", i); err != nil {
+			return nil, err
+		}
+		if err := validateNamespace(ns); err != nil {
+			return nil, err
+		}
+		c.namespaces = append(c.namespaces, ns)
+	}
+	for i, data := range cj.PDBs {
+		pdb := &policyv1.PodDisruptionBudget{}
+		if err := decodeInto(data, pdb, "pdbs", i); err != nil {
+			return nil, err
+		}
+		if pdb.Namespace == "" {
+			pdb.Namespace = "default"
+		}
+		what := fmt.Sprintf("PodDisruptionBudget %s/%s", pdb.Namespace, pdb.Name)
+		if err := metaErrors(what, &pdb.ObjectMeta, true); err != nil {
+			return nil, err
+		}
+		c.pdbs = append(c.pdbs, pdb)
+	}
+	for i, data := range cj.PriorityClasses {
+		pc := &schedulingv1.PriorityClass{}
+		if err := decodeInto(data, pc, "priorityClasses", i); err != nil {
+			return nil, err
+		}
+		if err := metaErrors("PriorityClass "+pc.Name, &pc.ObjectMeta, false); err != nil {
+			return nil, err
+		}
+		c.priorityClasses = append(c.priorityClasses, pc)
+	}
+	cfg, err := decodeConfig(cj.SchedulerConfig)
+	if err != nil {
+		return nil, err
+	}
+	c.config = cfg
+	return c, nil
+}
+
+func strictUnmarshal(data []byte, into any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	return dec.Decode(into)
+}
+
+func decodeInto(data []byte, obj any, list string, i int) error {
+	if err := json.Unmarshal(data, obj); err != nil {
+		return fmt.Errorf("%s[%d]: not a valid object: %v", list, i, err)
+	}
+	return nil
+}
+
+// decodeConfig reads a kubescheduler.config.k8s.io/v1 KubeSchedulerConfiguration (defaulted and
+// validated as kube-scheduler's --config would be); none means the default configuration.
+func decodeConfig(raw json.RawMessage) (*schedconfig.KubeSchedulerConfiguration, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return latest.Default()
+	}
+	obj, gvk, err := scheme.Codecs.UniversalDecoder().Decode(raw, nil, nil)
+	if err != nil {
+		return nil, fmt.Errorf("KubeSchedulerConfiguration: %v", err)
+	}
+	cfg, ok := obj.(*schedconfig.KubeSchedulerConfiguration)
+	if !ok {
+		return nil, fmt.Errorf("KubeSchedulerConfiguration: got %v", gvk)
+	}
+	if err := schedvalidation.ValidateKubeSchedulerConfiguration(cfg); err != nil {
+		return nil, fmt.Errorf("KubeSchedulerConfiguration: %v", err)
+	}
+	return cfg, nil
+}
+
+func validateNode(n *v1.Node) error {
+	internal := &core.Node{}
+	if err := corev1conv.Convert_v1_Node_To_core_Node(n, internal, nil); err != nil {
+		return fmt.Errorf("Node %s: %v", n.Name, err)
+	}
+	return asError("Node "+n.Name, validation.ValidateNode(internal))
+}
+
+func validatePod(p *v1.Pod) error {
+	what := fmt.Sprintf("Pod %s/%s", p.Namespace, p.Name)
+	internal := &core.Pod{}
+	if err := corev1conv.Convert_v1_Pod_To_core_Pod(p, internal, nil); err != nil {
+		return fmt.Errorf("%s: %v", what, err)
+	}
+	opts := podutil.GetValidationOptionsFromPodSpecAndMeta(&internal.Spec, nil, &internal.ObjectMeta, nil)
+	return asError(what, validation.ValidatePodCreate(internal, opts))
+}
+
+func validateNamespace(ns *v1.Namespace) error {
+	internal := &core.Namespace{}
+	if err := corev1conv.Convert_v1_Namespace_To_core_Namespace(ns, internal, nil); err != nil {
+		return fmt.Errorf("Namespace %s: %v", ns.Name, err)
+	}
+	return asError("Namespace "+ns.Name, validation.ValidateNamespace(internal))
+}
+
+// metaErrors checks what every object needs (name, namespace, label and annotation syntax) for
+// the kinds whose full validation is not wired in (PodDisruptionBudget, PriorityClass).
+func metaErrors(what string, meta *metav1.ObjectMeta, namespaced bool) error {
+	errs := apimachineryvalidation.ValidateObjectMeta(meta, namespaced,
+		apimachineryvalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
+	return asError(what, errs)
+}
+
+func asError(what string, errs field.ErrorList) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	msgs := make([]string, 0, len(errs))
+	for _, e := range errs {
+		msgs = append(msgs, e.Error())
+	}
+	return fmt.Errorf("invalid %s: %s", what, strings.Join(msgs, "; "))
+}

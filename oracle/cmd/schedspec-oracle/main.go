@@ -1,0 +1,135 @@
+// rand.Seed must take effect: selectHost and preemption draw from math/rand's global source.
+//
+//go:debug randseednop=0
+
+// schedspec-oracle answers questions about the real kube-scheduler (k8s.io/kubernetes v1.34.2),
+// built in-process with the default profile, over a JSON-lines protocol on stdin/stdout.
+//
+// One request per line, one response per line:
+//
+//	{"op":"version"}
+//	{"op":"filter","cluster":{...},"pod":"ns/name"}
+//	{"op":"score","cluster":{...},"pod":"ns/name"}
+//	{"op":"schedule","cluster":{...},"seed":N}
+//
+// Every response carries "ok"; a failed request answers {"ok":false,"error":"..."} and the bridge
+// keeps serving. docs/oracle.md describes the shapes. Upstream code driven here:
+// pkg/scheduler/scheduler.go (New), pkg/scheduler/schedule_one.go (ScheduleOne),
+// pkg/scheduler/framework/runtime/framework.go (Run*Plugins).
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+
+	"k8s.io/klog/v2"
+)
+
+type request struct {
+	Op      string          `json:"op"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Cluster json.RawMessage `json:"cluster,omitempty"`
+	Pod     string          `json:"pod,omitempty"`
+	Seed    int64           `json:"seed,omitempty"`
+	// Ties asks schedule to report, per binding, every node with the maximal total score
+	// (only computed when all nodes are searched, i.e. fewer than 100 nodes).
+	Ties *bool `json:"ties,omitempty"`
+}
+
+func main() {
+	flag.Parse()
+	// The scheduler logs through klog; keep stdout for the protocol and stderr quiet.
+	klog.SetOutput(io.Discard)
+	klog.LogToStderr(false)
+
+	in := bufio.NewReaderSize(os.Stdin, 1<<20)
+	out := bufio.NewWriterSize(os.Stdout, 1<<20)
+	for {
+		line, err := in.ReadBytes('\n')
+		if len(line) > 0 && !isBlank(line) {
+			writeResponse(out, serve(line))
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func isBlank(line []byte) bool {
+	for _, b := range line {
+		if b != ' ' && b != '\t' && b != '\r' && b != '\n' {
+			return false
+		}
+	}
+	return true
+}
+
+func writeResponse(out *bufio.Writer, resp map[string]any) {
+	data, err := json.Marshal(resp)
+	if err != nil {
+		data, _ = json.Marshal(map[string]any{"ok": false, "error": "encoding the response: " + err.Error()})
+	}
+	_, _ = out.Write(append(data, '\n'))
+	_ = out.Flush()
+}
+
+// serve answers one request line; it never panics.
+func serve(line []byte) (resp map[string]any) {
+	var req request
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(os.Stderr, "panic while serving %q: %v\n%s\n", req.Op, r, debug.Stack())
+			resp = fail(fmt.Errorf("internal error (Go panic) while serving %q: %v", req.Op, r))
+		}
+		if req.ID != nil {
+			resp["id"] = req.ID
+		}
+	}()
+	if err := json.Unmarshal(line, &req); err != nil {
+		return fail(fmt.Errorf("malformed request: %v", err))
+	}
+	var (
+		body map[string]any
+		err  error
+	)
+	switch req.Op {
+	case "version":
+		body = version()
+	case "filter":
+		body, err = withCluster(req, func(c *cluster) (map[string]any, error) { return filterOp(c, req.Pod) })
+	case "score":
+		body, err = withCluster(req, func(c *cluster) (map[string]any, error) { return scoreOp(c, req.Pod) })
+	case "schedule":
+		ties := req.Ties == nil || *req.Ties
+		body, err = withCluster(req, func(c *cluster) (map[string]any, error) { return scheduleOp(c, req.Seed, ties) })
+	case "":
+		err = fmt.Errorf("malformed request: missing \"op\"")
+	default:
+		err = fmt.Errorf("unknown op %q (want version, filter, score or schedule)", req.Op)
+	}
+	if err != nil {
+		return fail(err)
+	}
+	body["ok"] = true
+	return body
+}
+
+func withCluster(req request, run func(*cluster) (map[string]any, error)) (map[string]any, error) {
+	if len(req.Cluster) == 0 {
+		return nil, fmt.Errorf("malformed request: %q needs \"cluster\"", req.Op)
+	}
+	c, err := decodeCluster(req.Cluster)
+	if err != nil {
+		return nil, err
+	}
+	return run(c)
+}
+
+func fail(err error) map[string]any {
+	return map[string]any{"ok": false, "error": err.Error()}
+}
