@@ -48,8 +48,12 @@ def fits(pod: Pod, node: Node) -> bool:
     return untolerated_taint(pod, node) is None
 
 
+REASON = "node(s) had untolerated taint(s)"
+"""v1.34.2 reports one fixed reason; which taint it was goes to the log only."""
+
+
 def reason(taint: Taint) -> str:
-    return f"node(s) had untolerated taint {{{taint.key}: {taint.value}}}"
+    return REASON
 
 
 def _prefer_no_schedule_tolerations(pod: Pod) -> tuple[Toleration, ...]:

@@ -7,7 +7,7 @@ the label the node lacks or carries with another value, the resource short and b
 pod whose anti-affinity repels this one. The verdicts and witnesses are values of the spec's own
 definitions (``UntoleratedTaints``, ``InsufficientResources``, ``AntiAffinityRepellers``, ...);
 this module only chooses words. The summary line is kube-scheduler's ``FitError`` message
-("0/5 nodes are available: 2 Insufficient cpu, 3 node(s) had untolerated taint {gpu: true}.").
+("0/5 nodes are available: 2 Insufficient cpu, 3 node(s) had untolerated taint(s).").
 """
 
 from __future__ import annotations
@@ -177,13 +177,13 @@ def _taints(j: _Judge, p: Fcn, n: Fcn) -> Reason | None:
     if j("TaintsOK", p, n) is True:
         return None
     taints = sorted(j("UntoleratedTaints", p, n), key=lambda x: (x["key"], x["effect"]))
-    first = taints[0]
     details = tuple(
         f"taint {x['key']}={x['value']}:{x['effect']} is not tolerated; a toleration that fits: "
         f'{{key: {x["key"]}, operator: Equal, value: "{x["value"]}", effect: {x["effect"]}}}'
         for x in taints
     )
-    reason = f"node(s) had untolerated taint {{{first['key']}: {first['value']}}}"
+    # v1.34.2 taint_toleration.go Filter: one fixed reason; the taints are the witnesses.
+    reason = "node(s) had untolerated taint(s)"
     return Reason("TaintToleration", "TaintsOK", _UNRESOLVABLE, (reason,), details)
 
 

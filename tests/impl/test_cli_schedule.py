@@ -21,8 +21,8 @@ def test_json_shape(capsys: pytest.CaptureFixture[str]) -> None:
     report = out["unschedulable"]["shop/report-nightly-29301120-7b8j6"]
     assert report["plugins"] == ["NodeResourcesFit", "TaintToleration"]
     assert report["message"] == (
-        "0/7 nodes are available: 1 node(s) had untolerated taint "
-        "{node-role.kubernetes.io/control-plane: }, 6 Insufficient cpu. preemption: "
+        "0/7 nodes are available: 1 node(s) had untolerated taint(s), 6 Insufficient cpu. "
+        "preemption: "
         "0/7 nodes are available: 7 Preemption is not helpful for scheduling."
     )
     assert out["bindings"]["shop/cache-1"].startswith("k8s-worker-")

@@ -138,7 +138,7 @@ def test_fit_error_message_sorts_reasons_like_kube_scheduler() -> None:
     result = simulate(loads(yaml.safe_dump_all(docs)))
     u = result.unschedulable["default/big"]
     assert (
-        u.message == "0/5 nodes are available: 2 node(s) had untolerated taint {gpu: true}, "
+        u.message == "0/5 nodes are available: 2 node(s) had untolerated taint(s), "
         "3 Insufficient cpu. preemption: 0/5 nodes are available: "
         "5 Preemption is not helpful for scheduling."
     )
