@@ -1,0 +1,139 @@
+"""Benchmark: the Z3 backend (``schedspec find`` / ``schedspec diff``, spec/solve.py).
+
+    python3 bench/z3.py [--quick] [--limit 60] [--max-n 200]
+
+Prints:
+(a) each textbook-vs-real ``diff`` at the default bounds, with and without ``--minimize``
+    (target: < 1 s each without);
+(b) two ``find`` queries on a 10-node × 10-pod symbolic cluster: a pending pod no node accepts,
+    and a pending pod feasible on exactly one node (target: < 10 s);
+(c) unless ``--quick``: the largest N (nodes = pods = N, other bounds at their defaults) for which
+    ``Feasible(p, n) /\\ p.spec.nodeName = ""`` is solved within ``--limit`` seconds, stepping
+    N = 10, 20, 30, … and stopping at the first N over the limit. Build (Session construction +
+    compiling the formula) and solve are timed separately. Each N runs in a child process that is
+    killed if it overruns, so a slow build cannot hang the benchmark.
+
+Timings are wall-clock (``time.perf_counter``) and include, for (a) and (b), replaying each
+witness through the executable backend, as the CLI does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from typing import Any
+
+# Run as a script, this file's directory is sys.path[0], and this file would shadow the z3
+# package for schedspec.spec.solve: drop the directory before anything imports z3.
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
+
+from schedspec.spec.compile.z3 import conj, neg  # noqa: E402
+from schedspec.spec.kube.symbolic import Bounds  # noqa: E402
+from schedspec.spec.solve import Session, diff, find  # noqa: E402
+
+PAIRS = [
+    ("FilterLifecycle", "NodeUnschedulableOK"),
+    ("Resources", "FitOK"),
+    ("FilterNodeSelector", "NodeSelectorOK"),
+    ("FilterTaints", "TaintsOK"),
+    ("FilterAffinity", "RequiredNodeAffinityOK"),
+    ("FilterAffinity", "InterPodAffinityOK"),
+    ("Filter", "Feasible"),
+]
+
+FINDS = [
+    ("pending, no feasible node",
+     'p.spec.nodeName = "" /\\ ~Terminal(p) /\\ \\A n \\in Nodes : ~Feasible(p, n)'),
+    ("pending, feasible on exactly one node",
+     'p.spec.nodeName = "" /\\ ~Terminal(p) /\\ Feasible(p, n) /\\ '
+     "\\A m \\in Nodes : m = n \\/ ~Feasible(p, m)"),
+]  # fmt: skip
+
+SCALE_QUERY = 'Feasible(p, n) /\\ p.spec.nodeName = ""'
+
+
+def bench_diffs(timeout: float) -> None:
+    print("(a) diff textbook scheduler --predicate A=B, default bounds "
+          f"({Bounds().nodes} nodes, {Bounds().pods} pods)")  # fmt: skip
+    print(f"    {'pair':<42} {'result':<8} {'plain s':>8} {'result':<8} {'--minimize s':>12}")
+    for a, b in PAIRS:
+        row = [f"{a}={b}"]
+        for minimize in (False, True):
+            start = time.perf_counter()
+            answer = diff("textbook", "scheduler", a, b, minimize=minimize, timeout=timeout)
+            row += [answer.result, f"{time.perf_counter() - start:.2f}"]
+        print(f"    {row[0]:<42} {row[1]:<8} {row[2]:>8} {row[3]:<8} {row[4]:>12}")
+
+
+def bench_finds(timeout: float) -> None:
+    bounds = Bounds(nodes=10, pods=10)
+    print("\n(b) find on 10 nodes × 10 pods (scheduler.tla)")
+    print(f"    {'query':<40} {'result':<8} {'seconds':>8}")
+    for label, formula in FINDS:
+        start = time.perf_counter()
+        answer = find(formula, bounds=bounds, timeout=timeout)
+        print(f"    {label:<40} {answer.result:<8} {time.perf_counter() - start:>8.2f}")
+
+
+def one_scale(n: int, limit: float) -> dict[str, Any]:
+    """Build and solve SCALE_QUERY at nodes = pods = n (run in a child process)."""
+    start = time.perf_counter()
+    session = Session(Bounds(nodes=n, pods=n), ["scheduler"], timeout=limit)
+    constructed = time.perf_counter()
+    _, _, result = session.formula("scheduler", SCALE_QUERY)
+    goal = conj(result.value, neg(result.error)) if result.errors else result.value
+    built = time.perf_counter()
+    status, _, _, _ = session.solve([goal], minimize=False, count=1)
+    solved = time.perf_counter()
+    return {"n": n, "session": constructed - start, "compile": built - constructed,
+            "solve": solved - built, "result": status}  # fmt: skip
+
+
+def bench_scale(limit: float, max_n: int) -> None:
+    print(f"\n(c) {SCALE_QUERY!r}, nodes = pods = N, other bounds default; limit {limit:.0f} s")
+    print(f"    {'N':>4} {'session s':>10} {'compile s':>10} {'build s':>8} {'solve s':>8} result")
+    largest = None
+    for n in range(10, max_n + 1, 10):
+        cmd = [sys.executable, __file__, "--one", str(n), "--limit", str(limit)]
+        try:  # the solver obeys its timeout; the build does not, hence the hard stop
+            out = subprocess.run(cmd, capture_output=True, text=True, timeout=3 * limit + 30)
+        except subprocess.TimeoutExpired:
+            print(f"    {n:>4} killed after {3 * limit + 30:.0f} s")
+            break
+        if out.returncode != 0:
+            print(f"    {n:>4} failed: {out.stderr.strip().splitlines()[-1:]}")
+            break
+        r = json.loads(out.stdout.strip().splitlines()[-1])
+        build = r["session"] + r["compile"]
+        print(f"    {n:>4} {r['session']:>10.2f} {r['compile']:>10.2f} {build:>8.2f} "
+              f"{r['solve']:>8.2f} {r['result']}")  # fmt: skip
+        if r["result"] != "sat" or build + r["solve"] > limit:
+            break
+        largest = n
+    found = "none" if largest is None else str(largest)
+    print(f"    largest N solved within {limit:.0f} s: {found}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="only (a) and (b)")
+    ap.add_argument("--limit", type=float, default=60.0, help="seconds per query in (c)")
+    ap.add_argument("--max-n", type=int, default=200, help="largest N tried in (c)")
+    ap.add_argument("--one", type=int, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.one is not None:
+        print(json.dumps(one_scale(args.one, args.limit)))
+        return
+    bench_diffs(timeout=60.0)
+    bench_finds(timeout=60.0)
+    if not args.quick:
+        bench_scale(args.limit, args.max_n)
+
+
+if __name__ == "__main__":
+    main()

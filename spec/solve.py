@@ -1,0 +1,693 @@
+"""``schedspec find`` and ``schedspec diff``: ask Z3 for a cluster.
+
+A :class:`Session` builds one bounded symbolic cluster (:mod:`.kube.symbolic`) and compiles the
+chosen specs over it (:mod:`.compile.z3`). A query's free variables name objects of the cluster:
+``p``, ``q`` (and ``p1``, ``q2``, …) are pods, ``n``, ``m`` (and ``n1``, …) nodes. Each is a
+symbolic *choice* — an index into the pods or nodes, the chosen record built as an IF-chain over
+them — so a definition is compiled once however many objects there are.
+
+Answers are ``sat`` (a witness cluster, written as Kubernetes manifests and as an ITF trace),
+``unsat`` (no cluster within the bounds — never more than that), or ``unknown`` (the solver gave
+up or ran out of time: exit 3, never reported as ``unsat``). Every witness is replayed through
+:func:`schedspec.cluster.loads` and the executable backend; the verdicts printed are the
+executable backend's, and a witness on which they differ from the solver's is an internal error,
+reported loudly.
+
+``--minimize`` tightens the witness level by level — fewest objects, then fewest labels, taints,
+tolerations, terms, expressions and other slots, then the smallest integers — by binary search on
+each measure, each level fixed before the next; a level the time budget cuts short is reported
+as not proven minimal.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+import z3
+
+from schedspec.cluster import loads, object_key
+from schedspec.errors import SchedspecError, UsageError
+from schedspec.spec import ast as A
+from schedspec.spec.builtins import BUILTINS, CONSTANTS
+from schedspec.spec.compile.python import Program, compile_module
+from schedspec.spec.compile.z3 import (
+    Compiler,
+    CompileTimeout,
+    Result,
+    SFun,
+    Universe,
+    conj,
+    neg,
+)
+from schedspec.spec.errors import EvalError, SpecError
+from schedspec.spec.kube.symbolic import Bounds, SymCluster
+from schedspec.spec.load import LoadedSpec, load_spec
+from schedspec.spec.parse import parse_expr
+from schedspec.spec.values import render
+
+__all__ = ["Answer", "Session", "Witness", "diff", "find"]
+
+_POD_VAR = re.compile(r"[pq][0-9]*\Z")
+_NODE_VAR = re.compile(r"[nm][0-9]*\Z")
+
+
+class SolverUnknown(SchedspecError):
+    """Z3 answered unknown (timeout or incompleteness): never to be read as unsat."""
+
+
+@dataclass
+class Witness:
+    objects: list[dict[str, Any]]
+    bindings: dict[str, str]
+    verdicts: dict[str, str]
+    minimal: dict[str, bool] = field(default_factory=dict)
+
+    def yaml(self) -> str:
+        return yaml.safe_dump_all(self.objects, sort_keys=False)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "objects": self.objects,
+            "bindings": self.bindings,
+            "verdicts": self.verdicts,
+            "minimal": self.minimal,
+        }
+
+
+@dataclass
+class Answer:
+    result: str  # sat | unsat | unknown
+    witnesses: list[Witness]
+    message: str
+    seconds: float
+    core: list[str] = field(default_factory=list)
+
+    @property
+    def objects(self) -> list[dict[str, Any]]:
+        return self.witnesses[0].objects if self.witnesses else []
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "result": self.result,
+            "objects": self.objects,
+            "witnesses": [w.as_json() for w in self.witnesses],
+            "message": self.message,
+            "seconds": round(self.seconds, 3),
+            "core": self.core,
+        }
+
+
+# ---- free variables ---------------------------------------------------------------------------
+
+
+def free_names(node: A.Expr, known: Callable[[str], bool]) -> tuple[list[str], list[str]]:
+    """Names ``node`` uses that no binder binds and ``known`` does not know, in order of use:
+    (variables, operators applied to arguments)."""
+    out: list[str] = []
+    ops: list[str] = []
+
+    def walk(x: Any, bound: frozenset[str]) -> None:
+        if isinstance(x, A.Name):
+            if x.name not in bound and not known(x.name) and x.name not in out:
+                out.append(x.name)
+            return
+        if isinstance(x, A.Apply):
+            if x.name not in bound and not known(x.name) and x.name not in ops:
+                ops.append(x.name)
+            for a in x.args:
+                walk(a, bound)
+            return
+        if isinstance(x, A.Quant | A.SetMap | A.FnCons):
+            inner = bound
+            for b in x.bounds:
+                walk(b.domain, inner)
+                inner = inner | {n.name for n in b.names}
+            walk(x.body if not isinstance(x, A.SetMap) else x.expr, inner)
+            return
+        if isinstance(x, A.SetFilter):
+            walk(x.domain, bound)
+            walk(x.pred, bound | {x.var.name})
+            return
+        if isinstance(x, A.Lambda):
+            walk(x.body, bound | {p.name for p in x.params})
+            return
+        if isinstance(x, A.Let):
+            inner = bound | {d.name for d in x.defs}
+            for d in x.defs:
+                walk(d.body, inner | {p.name for p in d.params})
+            walk(x.body, inner)
+            return
+        if isinstance(x, tuple):
+            for y in x:
+                walk(y, bound)
+            return
+        if hasattr(x, "__dataclass_fields__"):
+            for name in x.__dataclass_fields__:
+                if name != "span":
+                    walk(getattr(x, name), bound)
+
+    walk(node, frozenset())
+    return out, ops
+
+
+# ---- the session ------------------------------------------------------------------------------
+
+
+@dataclass
+class _Spec:
+    loaded: LoadedSpec
+    compiler: Compiler
+    constants: dict[str, Any]
+    pods: list[tuple[Any, SFun]]
+    nodes: list[tuple[Any, SFun]]
+
+
+class Session:
+    """One symbolic cluster and the specs compiled over it."""
+
+    def __init__(self, bounds: Bounds, specs: Sequence[str], timeout: float = 60.0) -> None:
+        self.bounds = bounds
+        self.timeout = timeout
+        self.universe = Universe()
+        self.specs: dict[str, _Spec] = {}
+        loaded = [load_spec(s) for s in specs]
+        for ls in loaded:  # every literal in the universe before any leaf is made
+            Compiler(ls.module, self.universe)
+        self.cluster = SymCluster.build(bounds, self.universe)
+        for name, ls in zip(specs, loaded, strict=True):
+            compiler = Compiler(ls.module, self.universe)
+            if ls.view.name == "textbook":
+                constants = self.cluster.textbook_constants()
+                objects = constants["Objects"].items
+                nodes = objects[: bounds.nodes]
+                pods = objects[bounds.nodes :]
+            else:
+                constants = self.cluster.scheduler_constants()
+                pods, nodes = constants["Pods"].items, constants["Nodes"].items
+            compiler.bind(constants)
+            self.specs[name] = _Spec(ls, compiler, constants, list(pods), list(nodes))
+        self._choices: dict[str, Any] = {}
+        self._chosen: dict[tuple[str, str], Any] = {}
+        self.deadline = time.monotonic() + timeout
+        for s in self.specs.values():
+            s.compiler.deadline = self.deadline
+
+    # -- free variables as symbolic choices ------------------------------------------------------
+    def choice(self, var: str) -> Any:
+        """The Z3 index of free variable ``var`` (created on first use)."""
+        if var not in self._choices:
+            pods = bool(_POD_VAR.match(var))
+            count = self.bounds.pods if pods else self.bounds.nodes
+            what = "pod" if pods else "node"
+            if count == 0:
+                raise UsageError(
+                    f"the formula names the {what} '{var}' but the bounds allow no "
+                    f"{what}s (--{what}s 0)"
+                )
+            self._choices[var] = z3.Int(f"${var}")
+        return self._choices[var]
+
+    def choice_constraints(self) -> list[Any]:
+        out = []
+        for var, sel in self._choices.items():
+            present = (
+                [o.present for o in self.cluster.pods]
+                if _POD_VAR.match(var)
+                else [o.present for o in self.cluster.nodes]
+            )
+            out.append(z3.Or(*(z3.And(sel == i, g) for i, g in enumerate(present))))
+        pod_vars = [v for v in self._choices if _POD_VAR.match(v)]
+        node_vars = [v for v in self._choices if _NODE_VAR.match(v)]
+        for group in (pod_vars, node_vars):  # distinct names, distinct objects
+            for i, a in enumerate(group):
+                for b in group[i + 1 :]:
+                    out.append(self._choices[a] != self._choices[b])
+        return out
+
+    def value_of(self, spec: str, var: str) -> SFun:
+        key = (spec, var)
+        if key not in self._chosen:
+            s = self.specs[spec]
+            sel = self.choice(var)
+            objs = s.pods if _POD_VAR.match(var) else s.nodes
+            value = objs[-1][1]
+            for i in range(len(objs) - 2, -1, -1):
+                value = s.compiler.ops.merge(sel == i, objs[i][1], value)
+            self._chosen[key] = value
+        return self._chosen[key]  # type: ignore[no-any-return]
+
+    def check_vars(self, names: Sequence[str], spec: str) -> None:
+        bad = [n for n in names if not (_POD_VAR.match(n) or _NODE_VAR.match(n))]
+        if bad:
+            raise UsageError(
+                f"free variable(s) {', '.join(bad)} not covered by the bounds: a query's free "
+                "variables are pods (p, q, p1, …) or nodes (n, m, n1, …); "
+                f"anything else must be a definition of {spec} or bound by a quantifier"
+            )
+        pods = [n for n in names if _POD_VAR.match(n)]
+        nodes = [n for n in names if _NODE_VAR.match(n)]
+        if len(pods) > self.bounds.pods:
+            raise UsageError(
+                f"the formula names {len(pods)} pods ({', '.join(pods)}) but "
+                f"--pods is {self.bounds.pods}"
+            )
+        if len(nodes) > self.bounds.nodes:
+            raise UsageError(
+                f"the formula names {len(nodes)} nodes ({', '.join(nodes)}) but "
+                f"--nodes is {self.bounds.nodes}"
+            )
+
+    # -- compiling -------------------------------------------------------------------------------
+    def formula(self, spec: str, text: str) -> tuple[A.Expr, list[str], Result]:
+        s = self.specs[spec]
+        node = parse_expr(text, "<formula>")
+        defs = s.compiler.defs
+
+        def known(name: str) -> bool:
+            return name in defs or name in s.constants or name in CONSTANTS or name in BUILTINS
+
+        names, ops = free_names(node, known)
+        if ops:
+            hints = "; ".join(f"'{o}'{_near(o, defs)}" for o in ops)
+            raise UsageError(f"<formula>: no definition {hints} in {s.loaded.file}")
+        self.check_vars(names, s.loaded.file)
+        env = {n: self.value_of(spec, n) for n in names}
+        return node, names, s.compiler.expr(node, env)
+
+    def predicate(self, spec: str, name: str, args: Sequence[str]) -> Result:
+        s = self.specs[spec]
+        d = s.compiler.defs.get(name)
+        if d is None:
+            near = _near(name, s.compiler.defs)
+            raise UsageError(f"{s.loaded.file} has no definition '{name}'{near}")
+        params = [p.name for p in d.params]
+        roles = [
+            (_POD_VAR.match(a) and p in ("p", "q", "Pod"))
+            or (_NODE_VAR.match(a) and p in ("n", "m", "Node"))
+            for p, a in zip(params, args, strict=False)
+        ]
+        if len(params) != len(args) or not all(roles):
+            raise UsageError(
+                f"{s.loaded.file}:{d.span.line}: diff binds a pod p and a node n; "
+                f"{name} takes ({', '.join(params)})"
+            )
+        return s.compiler.call(name, *(self.value_of(spec, a) for a in args))
+
+    # -- solving ---------------------------------------------------------------------------------
+    def solve(
+        self,
+        goal: Sequence[Any],
+        *,
+        minimize: bool,
+        count: int,
+        labelled: Mapping[str, Any] | None = None,
+        defined: Any = True,
+    ) -> tuple[str, list[tuple[z3.ModelRef, dict[str, bool]]], str, list[str]]:
+        """Models of ``goal`` on which ``defined`` holds. ``defined`` (no evaluation error) is
+        large and rarely binding, so it is asserted only once a model violates it."""
+        deadline = self.deadline
+        solver = z3.Solver()
+        solver.add(*self.cluster.constraints, *self.choice_constraints(), *goal)
+        lazy = defined is not True
+
+        tracked: dict[str, Any] = {}
+        if labelled:
+            for label, term in labelled.items():
+                b = z3.Bool(f"$core:{label}")
+                tracked[str(b)] = label
+                solver.assert_and_track(_z3bool(term), b)
+        models: list[tuple[z3.ModelRef, dict[str, bool]]] = []
+        while len(models) < count:
+            status = _check(solver, deadline)
+            if status == z3.unknown:
+                if models:
+                    break
+                return "unknown", [], solver.reason_unknown(), []
+            if status == z3.unsat:
+                if models:
+                    break
+                core = [tracked[str(c)] for c in solver.unsat_core() if str(c) in tracked]
+                return "unsat", [], "", core
+            model = solver.model()
+            if lazy and not z3.is_true(model.eval(defined, model_completion=True)):
+                solver.add(defined)
+                lazy = False
+                continue
+            if lazy and minimize:
+                solver.add(defined)  # minimising explores other models: keep them defined
+                lazy = False
+            proven: dict[str, bool] = {}
+            if minimize:
+                model, proven = self._minimize(solver, model, deadline)
+            models.append((model, proven))
+            touched = _Touched(model)
+            self.cluster_objects(touched)
+            solver.add(z3.Or(*(t != v for t, v in touched.pairs)) if touched.pairs else False)
+        return "sat", models, "", []
+
+    def _minimize(
+        self, solver: z3.Solver, model: z3.ModelRef, deadline: float
+    ) -> tuple[z3.ModelRef, dict[str, bool]]:
+        levels = [
+            ("objects", [t for w, t in self.cluster.size_terms if w == "objects"]),
+            ("structure", [t for w, t in self.cluster.size_terms if w != "objects"]),
+            ("numbers", self.cluster.number_terms),
+        ]
+        proven: dict[str, bool] = {}
+        solver.push()
+        for name, terms in levels:
+            measure = z3.Sum(*terms) if terms else z3.IntVal(0)
+            best = model.eval(measure, model_completion=True).as_long()
+            lo, ok = 0, True
+            while lo < best:
+                mid = (lo + best) // 2
+                solver.push()
+                solver.add(measure <= mid)
+                status = _check(solver, deadline)
+                if status == z3.sat:
+                    model = solver.model()
+                    best = model.eval(measure, model_completion=True).as_long()
+                elif status == z3.unsat:
+                    lo = mid + 1
+                else:
+                    ok = False
+                    solver.pop()
+                    break
+                solver.pop()
+            solver.add(measure == best)
+            proven[name] = ok
+        solver.pop()
+        return model, proven
+
+    def cluster_objects(self, model: Any) -> list[dict[str, Any]]:
+        return self.cluster.objects(model)
+
+    def bindings(self, model: z3.ModelRef) -> dict[str, str]:
+        out = {}
+        for var, sel in self._choices.items():
+            i = model.eval(sel, model_completion=True).as_long()
+            if _POD_VAR.match(var):
+                p = self.cluster.pods[i]
+                ns = self.universe.strings[
+                    model.eval(p.namespace.z, model_completion=True).as_long()
+                ]
+                out[var] = f"{ns}/{p.name}"
+            else:
+                out[var] = self.cluster.nodes[i].name
+        return out
+
+
+def _z3bool(v: Any) -> Any:
+    return z3.BoolVal(v) if v is True or v is False else v
+
+
+def _check(solver: z3.Solver, deadline: float) -> Any:
+    left = deadline - time.monotonic()
+    if left <= 0:
+        return z3.unknown
+    solver.set(timeout=max(1, int(left * 1000)))
+    return solver.check()
+
+
+class _Touched:
+    """A model wrapper that records every leaf read while rendering (to block that witness)."""
+
+    def __init__(self, model: z3.ModelRef) -> None:
+        self.model = model
+        self.pairs: list[tuple[Any, Any]] = []
+
+    def eval(self, term: Any, model_completion: bool = True) -> Any:
+        v = self.model.eval(term, model_completion=True)
+        if z3.is_const(term) and term.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            self.pairs.append((term, v))
+        return v
+
+
+def _near(name: str, names: Mapping[str, Any]) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(name, list(names), n=3)
+    return f" (did you mean {', '.join(close)}?)" if close else ""
+
+
+# ---- verdicts by the executable backend -------------------------------------------------------
+
+
+def _replay(
+    objects: list[dict[str, Any]], spec: LoadedSpec, bindings: Mapping[str, str]
+) -> tuple[Any, dict[str, Any]]:
+    """The witness loaded as a user's cluster would be, shown to the spec by its view."""
+    cluster = loads(yaml.safe_dump_all(objects), source="<witness>")
+    world = spec.view.build(cluster)
+    program = compile_module(spec.module, world.constants)
+    env = {}
+    for var, key in bindings.items():
+        env[var] = world.pods[key] if _POD_VAR.match(var) else world.nodes[key]
+    return program, env
+
+
+def _verdict(run: Callable[[], Any]) -> str:
+    try:
+        return render(run())
+    except EvalError as err:
+        return f"error: {err}"
+
+
+def _formula_verdict(program: Program, node: A.Expr, env: Mapping[str, Any]) -> str:
+    from schedspec.spec.compile.python import _Scope
+
+    fn = program.compile(node, _Scope(frozenset(env)))
+    return _verdict(lambda: fn(dict(env)))
+
+
+# ---- the two commands -------------------------------------------------------------------------
+
+
+def find(
+    formula: str,
+    spec: str = "scheduler",
+    bounds: Bounds | None = None,
+    *,
+    minimize: bool = False,
+    count: int = 1,
+    timeout: float = 60.0,
+    core: bool = False,
+) -> Answer:
+    start = time.monotonic()
+    session = Session(bounds or Bounds(), [spec], timeout)
+    try:
+        node, names, result = session.formula(spec, formula)
+    except CompileTimeout:
+        return _compile_timeout(session, start)
+    goal = [_z3bool(result.value)]
+    defined = z3.Not(_z3bool(result.error)) if result.errors else True
+    labelled = None
+    if core:
+        parts = _conjuncts(node)
+        if len(parts) > 1:
+            goal = [z3.Not(_z3bool(result.error))] if result.errors else []
+            env = {n: session.value_of(spec, n) for n in names}
+            labelled = {}
+            for part in parts:
+                r = session.specs[spec].compiler.expr(part, env)
+                label = f"{_text(formula, part)}"
+                labelled[label] = conj(r.value, neg(r.error)) if r.errors else r.value
+    status, models, reason, unsat_core = session.solve(
+        goal, minimize=minimize, count=count, labelled=labelled, defined=defined
+    )
+    elapsed = time.monotonic() - start
+    if status == "unknown":
+        return Answer("unknown", [], f"the solver gave up: {reason}", elapsed)
+    if status == "unsat":
+        msg = f"no cluster within the bounds ({_bounds_text(session.bounds)}) satisfies the formula"
+        return Answer("unsat", [], msg, elapsed, unsat_core)
+    loaded = session.specs[spec].loaded
+    witnesses = []
+    for model, proven in models:
+        objects = session.cluster_objects(model)
+        bindings = session.bindings(model)
+        program, env = _replay(objects, loaded, bindings)
+        verdict = _formula_verdict(program, node, env)
+        if verdict != "TRUE":
+            raise InternalDisagreement(
+                f"the solver's witness does not satisfy the formula on the executable backend "
+                f"(it says {verdict}); please report this with the witness:\n"
+                + yaml.safe_dump_all(objects)
+            )
+        witnesses.append(Witness(objects, bindings, {formula: verdict}, proven))
+    return Answer("sat", witnesses, "", time.monotonic() - start)
+
+
+def _compile_timeout(session: Session, start: float) -> Answer:
+    return Answer(
+        "unknown",
+        [],
+        f"building the formula took longer than the {session.timeout:g}s timeout "
+        f"(bounds {_bounds_text(session.bounds)})",
+        time.monotonic() - start,
+    )
+
+
+class InternalDisagreement(SpecError):
+    """The Z3 and executable backends disagree on a witness: a bug in schedspec."""
+
+
+def diff(
+    spec_a: str,
+    spec_b: str,
+    predicate_a: str,
+    predicate_b: str | None = None,
+    bounds: Bounds | None = None,
+    *,
+    implies: bool = False,
+    minimize: bool = False,
+    count: int = 1,
+    timeout: float = 60.0,
+) -> Answer:
+    """A cluster, a pod ``p`` and a node ``n`` on which the two definitions disagree (or, with
+    ``implies``, on which A holds and B does not)."""
+    start = time.monotonic()
+    predicate_b = predicate_b or predicate_a
+    session = Session(
+        bounds or Bounds(), [spec_a, spec_b] if spec_a != spec_b else [spec_a], timeout
+    )
+    try:
+        a = session.predicate(spec_a, predicate_a, ("p", "n"))
+        b = session.predicate(spec_b, predicate_b, ("p", "n"))
+    except CompileTimeout:
+        return _compile_timeout(session, start)
+    va, vb = _z3bool(a.value), _z3bool(b.value)
+    defined = z3.And(z3.Not(_z3bool(a.error)), z3.Not(_z3bool(b.error)))
+    goals = [[defined, z3.And(va, z3.Not(vb)) if implies else va != vb]]
+    if not implies:  # then: one side errs where the other does not
+        goals.append([_z3bool(a.error) != _z3bool(b.error)])
+    status, reason = "unsat", ""
+    models: list[tuple[z3.ModelRef, dict[str, bool]]] = []
+    for goal in goals:
+        status, models, reason, _ = session.solve(goal, minimize=minimize, count=count)
+        if status != "unsat":
+            break
+    elapsed = time.monotonic() - start
+    name_a, name_b = f"{spec_a}:{predicate_a}", f"{spec_b}:{predicate_b}"
+    if status == "unknown":
+        return Answer("unknown", [], f"the solver gave up: {reason}", elapsed)
+    if status == "unsat":
+        rel = "implies" if implies else "agrees with"
+        msg = (
+            f"{name_a} {rel} {name_b} on every cluster within the bounds "
+            f"({_bounds_text(session.bounds)})"
+        )
+        return Answer("unsat", [], msg, elapsed)
+    witnesses = []
+    for model, proven in models:
+        objects = session.cluster_objects(model)
+        bindings = session.bindings(model)
+        verdicts = {}
+        for spec, pred, res in ((spec_a, predicate_a, a), (spec_b, predicate_b, b)):
+            program, env = _replay(objects, session.specs[spec].loaded, bindings)
+            args = [env["p"], env["n"]]
+            verdict = _verdict(functools.partial(program.call, pred, *args))
+            solver_says = _solver_verdict(model, res)
+            if verdict.startswith("error") != solver_says.startswith("error") or (
+                not verdict.startswith("error") and verdict != solver_says
+            ):
+                raise InternalDisagreement(
+                    f"{spec}:{pred}: the solver says {solver_says} on its witness, the executable "
+                    f"backend says {verdict}; please report this with the witness:\n"
+                    + yaml.safe_dump_all(objects)
+                )
+            verdicts[f"{spec}:{pred}"] = verdict
+        witnesses.append(Witness(objects, bindings, verdicts, proven))
+    return Answer("sat", witnesses, "", time.monotonic() - start)
+
+
+def _solver_verdict(model: z3.ModelRef, res: Result) -> str:
+    for cond, msg in res.errors:
+        if z3.is_true(model.eval(_z3bool(cond), model_completion=True)):
+            return f"error: {msg}"
+    v = _z3bool(res.value)
+    return "TRUE" if z3.is_true(model.eval(v, model_completion=True)) else "FALSE"
+
+
+def _conjuncts(node: A.Expr) -> list[A.Expr]:
+    if isinstance(node, A.Junction) and node.op is A.JunctionOp.AND:
+        return [c for item in node.items for c in _conjuncts(item)]
+    return [node]
+
+
+def _text(source: str, node: A.Expr) -> str:
+    span = node.span
+    if span.line == span.end_line == 1:
+        return source[span.col - 1 : span.end_col - 1].strip()
+    return f"conjunct at {span.line}:{span.col}"
+
+
+def _bounds_text(b: Bounds) -> str:
+    return ", ".join(f"{f}={getattr(b, f)}" for f in b.__dataclass_fields__)
+
+
+# ---- output -----------------------------------------------------------------------------------
+
+
+def itf(witness: Witness, *, source: str) -> dict[str, Any]:
+    """The witness as a one-state ITF trace (the Apalache/Quint trace format)."""
+
+    def enc(v: Any) -> Any:
+        if isinstance(v, bool | str):
+            return v
+        if isinstance(v, int):
+            return v if abs(v) < 2**53 else {"#bigint": str(v)}
+        if isinstance(v, list):
+            return [enc(x) for x in v]
+        if isinstance(v, dict):
+            return {str(k): enc(x) for k, x in v.items()}
+        return str(v)
+
+    nodes = [o for o in witness.objects if o["kind"] == "Node"]
+    pods = [o for o in witness.objects if o["kind"] == "Pod"]
+    return {
+        "#meta": {
+            "format": "ITF",
+            "source": source,
+            "description": "schedspec witness",
+            "bindings": witness.bindings,
+            "verdicts": witness.verdicts,
+        },
+        "vars": ["nodes", "pods"],
+        "states": [
+            {
+                "#meta": {"index": 0},
+                "nodes": {"#map": [[n["metadata"]["name"], enc(n)] for n in nodes]},
+                "pods": {"#map": [[object_key(p), enc(p)] for p in pods]},
+            }
+        ],
+    }
+
+
+def write(answer: Answer, out_dir: str, *, source: str) -> list[str]:
+    """Write each witness as ``witness-K.yaml`` and ``witness-K.itf.json`` into ``out_dir``."""
+    path = Path(out_dir)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise UsageError(f"--out {out_dir}: {err}") from None
+    written = []
+    for k, w in enumerate(answer.witnesses, 1):
+        y, j = path / f"witness-{k}.yaml", path / f"witness-{k}.itf.json"
+        y.write_text(w.yaml(), encoding="utf-8")
+        j.write_text(json.dumps(itf(w, source=source), indent=2), encoding="utf-8")
+        written += [str(y), str(j)]
+    return written
+
+
+def iter_bounds_flags() -> Iterator[tuple[str, int]]:
+    for name, f in Bounds.__dataclass_fields__.items():
+        yield name, f.default  # type: ignore[misc]
