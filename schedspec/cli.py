@@ -103,8 +103,11 @@ def _solver_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                     help="an expression over the spec's definitions; free p, q… are pods, "
                          "n, m… nodes")  # fmt: skip
     fd.add_argument("--spec", default="scheduler", help="bundled spec name or .tla path")
-    fd.add_argument("--core", action="store_true",
-                    help="when unsat, the formula's conjuncts that cannot hold together")
+    fd.add_argument(
+        "--core",
+        action="store_true",
+        help="when unsat, the formula's conjuncts that cannot hold together",
+    )
     _solver_flags(fd)
     df = sub.add_parser("diff", help="a cluster where two specs' definitions disagree")
     df.add_argument("spec_a", metavar="SPEC_A")
