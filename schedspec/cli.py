@@ -116,6 +116,11 @@ def _solver_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                     help="the definition (of a pod p and a node n) to compare; NAME=NAME_B "
                          "when the two specs name it differently")  # fmt: skip
     df.add_argument("--implies", action="store_true", help="look for A ∧ ¬B only (A ⇒ B?)")
+    df.add_argument(
+        "--where",
+        metavar="FORMULA",
+        help="only clusters where FORMULA (over p and n, in SPEC_B's terms) holds",
+    )
     _solver_flags(df)
 
 

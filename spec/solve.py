@@ -551,9 +551,11 @@ def diff(
     minimize: bool = False,
     count: int = 1,
     timeout: float = 60.0,
+    where: str | None = None,
 ) -> Answer:
     """A cluster, a pod ``p`` and a node ``n`` on which the two definitions disagree (or, with
-    ``implies``, on which A holds and B does not)."""
+    ``implies``, on which A holds and B does not); ``where`` (a formula over ``p`` and ``n`` in
+    SPEC_B's terms) narrows the search to the clusters that satisfy it."""
     start = time.monotonic()
     predicate_b = predicate_b or predicate_a
     session = Session(
@@ -566,9 +568,18 @@ def diff(
         return _compile_timeout(session, start)
     va, vb = _z3bool(a.value), _z3bool(b.value)
     defined = z3.And(z3.Not(_z3bool(a.error)), z3.Not(_z3bool(b.error)))
-    goals = [[defined, z3.And(va, z3.Not(vb)) if implies else va != vb]]
+    narrow: list[Any] = []
+    if where:
+        try:
+            _, names, w = session.formula(spec_b, where)
+        except CompileTimeout:
+            return _compile_timeout(session, start)
+        if set(names) - {"p", "n"}:
+            raise UsageError(f"--where may only use the pod p and the node n, not {names}")
+        narrow = [_z3bool(w.value), z3.Not(_z3bool(w.error))]
+    goals = [[*narrow, defined, z3.And(va, z3.Not(vb)) if implies else va != vb]]
     if not implies:  # then: one side errs where the other does not
-        goals.append([_z3bool(a.error) != _z3bool(b.error)])
+        goals.append([*narrow, _z3bool(a.error) != _z3bool(b.error)])
     status, reason = "unsat", ""
     models: list[tuple[z3.ModelRef, dict[str, bool]]] = []
     for goal in goals:

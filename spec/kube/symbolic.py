@@ -479,12 +479,14 @@ class _Builder:
                 )
             )
         self.prefix([s.present for s in spread])
+        namespace = self.string(f"{name}.namespace", self.namespaces)
+        self.count("fields", namespace.z != self.u.code("default"))
         return SymPod(
             index=j,
             name=name,
             uid=f"00000000-0000-4000-8000-{j:012d}",
             present=present,
-            namespace=self.string(f"{name}.namespace", self.namespaces),
+            namespace=namespace,
             labels=self.label_map(f"{name}.labels", "labels"),
             node_name=node_name,
             nominated=nominated,
