@@ -25,7 +25,7 @@ import functools
 import json
 import re
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -697,8 +697,3 @@ def write(answer: Answer, out_dir: str, *, source: str) -> list[str]:
         j.write_text(json.dumps(itf(w, source=source), indent=2), encoding="utf-8")
         written += [str(y), str(j)]
     return written
-
-
-def iter_bounds_flags() -> Iterator[tuple[str, int]]:
-    for name, f in Bounds.__dataclass_fields__.items():
-        yield name, f.default  # type: ignore[misc]

@@ -24,7 +24,7 @@ defaults). A field left concrete is a field Z3 cannot vary; the bounds say which
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -1141,18 +1141,3 @@ class _Back:
         if nominated := self.s(p.nominated):
             status["nominatedNodeName"] = nominated
         return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec, "status": status}
-
-
-def leaves(sc: SymCluster) -> Iterator[Any]:
-    """Every Z3 constant of the cluster (for model completion and tests)."""
-    seen: set[int] = set()
-    for c in sc.constraints:
-        stack = [c]
-        while stack:
-            e = stack.pop()
-            if z3.is_const(e) and e.decl().kind() == z3.Z3_OP_UNINTERPRETED:
-                if e.get_id() not in seen:
-                    seen.add(e.get_id())
-                    yield e
-            else:
-                stack.extend(e.children())
