@@ -33,7 +33,7 @@ from typing import Any
 import yaml
 import z3
 
-from schedspec.cluster import loads, object_key
+from schedspec.cluster import Cluster, loads, object_key
 from schedspec.errors import SchedspecError, UsageError
 from schedspec.spec import ast as A
 from schedspec.spec.builtins import BUILTINS, CONSTANTS
@@ -44,6 +44,7 @@ from schedspec.spec.compile.z3 import (
     Result,
     SFun,
     Universe,
+    as_z3bool,
     conj,
     neg,
 )
@@ -179,11 +180,10 @@ class Session:
         self.universe = Universe()
         self.specs: dict[str, _Spec] = {}
         loaded = [load_spec(s) for s in specs]
-        for ls in loaded:  # every literal in the universe before any leaf is made
-            Compiler(ls.module, self.universe)
+        # Compilers first: they put every literal in the universe before any leaf is made.
+        compilers = [Compiler(ls.module, self.universe) for ls in loaded]
         self.cluster = SymCluster.build(bounds, self.universe)
-        for name, ls in zip(specs, loaded, strict=True):
-            compiler = Compiler(ls.module, self.universe)
+        for name, ls, compiler in zip(specs, loaded, compilers, strict=True):
             if ls.view.name == "textbook":
                 constants = self.cluster.textbook_constants()
                 objects = constants["Objects"].items
@@ -323,7 +323,7 @@ class Session:
             for label, term in labelled.items():
                 b = z3.Bool(f"$core:{label}")
                 tracked[str(b)] = label
-                solver.assert_and_track(_z3bool(term), b)
+                solver.assert_and_track(as_z3bool(term), b)
         models: list[tuple[z3.ModelRef, dict[str, bool]]] = []
         while len(models) < count:
             status = _check(solver, deadline)
@@ -349,7 +349,7 @@ class Session:
                 model, proven = self._minimize(solver, model, deadline)
             models.append((model, proven))
             touched = _Touched(model)
-            self.cluster_objects(touched)
+            self.cluster.objects(touched)
             solver.add(z3.Or(*(t != v for t, v in touched.pairs)) if touched.pairs else False)
         return "sat", models, "", []
 
@@ -387,9 +387,6 @@ class Session:
         solver.pop()
         return model, proven
 
-    def cluster_objects(self, model: Any) -> list[dict[str, Any]]:
-        return self.cluster.objects(model)
-
     def bindings(self, model: z3.ModelRef) -> dict[str, str]:
         out = {}
         for var, sel in self._choices.items():
@@ -403,10 +400,6 @@ class Session:
             else:
                 out[var] = self.cluster.nodes[i].name
         return out
-
-
-def _z3bool(v: Any) -> Any:
-    return z3.BoolVal(v) if v is True or v is False else v
 
 
 def _check(solver: z3.Solver, deadline: float) -> Any:
@@ -441,11 +434,15 @@ def _near(name: str, names: Mapping[str, Any]) -> str:
 # ---- verdicts by the executable backend -------------------------------------------------------
 
 
+def _load_witness(objects: list[dict[str, Any]]) -> Cluster:
+    """The witness loaded as a user's cluster would be."""
+    return loads(yaml.safe_dump_all(objects), source="<witness>")
+
+
 def _replay(
-    objects: list[dict[str, Any]], spec: LoadedSpec, bindings: Mapping[str, str]
+    cluster: Cluster, spec: LoadedSpec, bindings: Mapping[str, str]
 ) -> tuple[Any, dict[str, Any]]:
-    """The witness loaded as a user's cluster would be, shown to the spec by its view."""
-    cluster = loads(yaml.safe_dump_all(objects), source="<witness>")
+    """The witness shown to the spec by its view: the program and the bound variables."""
     world = spec.view.build(cluster)
     program = compile_module(spec.module, world.constants)
     env = {}
@@ -487,13 +484,13 @@ def find(
         node, names, result = session.formula(spec, formula)
     except CompileTimeout:
         return _compile_timeout(session, start)
-    goal = [_z3bool(result.value)]
-    defined = z3.Not(_z3bool(result.error)) if result.errors else True
+    goal = [as_z3bool(result.value)]
+    defined = z3.Not(as_z3bool(result.error)) if result.errors else True
     labelled = None
     if core:
         parts = _conjuncts(node)
         if len(parts) > 1:
-            goal = [z3.Not(_z3bool(result.error))] if result.errors else []
+            goal = [z3.Not(as_z3bool(result.error))] if result.errors else []
             env = {n: session.value_of(spec, n) for n in names}
             labelled = {}
             for part in parts:
@@ -512,9 +509,9 @@ def find(
     loaded = session.specs[spec].loaded
     witnesses = []
     for model, proven in models:
-        objects = session.cluster_objects(model)
+        objects = session.cluster.objects(model)
         bindings = session.bindings(model)
-        program, env = _replay(objects, loaded, bindings)
+        program, env = _replay(_load_witness(objects), loaded, bindings)
         verdict = _formula_verdict(program, node, env)
         if verdict != "TRUE":
             raise InternalDisagreement(
@@ -566,8 +563,8 @@ def diff(
         b = session.predicate(spec_b, predicate_b, ("p", "n"))
     except CompileTimeout:
         return _compile_timeout(session, start)
-    va, vb = _z3bool(a.value), _z3bool(b.value)
-    defined = z3.And(z3.Not(_z3bool(a.error)), z3.Not(_z3bool(b.error)))
+    va, vb = as_z3bool(a.value), as_z3bool(b.value)
+    defined = z3.And(z3.Not(as_z3bool(a.error)), z3.Not(as_z3bool(b.error)))
     narrow: list[Any] = []
     if where:
         try:
@@ -576,10 +573,10 @@ def diff(
             return _compile_timeout(session, start)
         if set(names) - {"p", "n"}:
             raise UsageError(f"--where may only use the pod p and the node n, not {names}")
-        narrow = [_z3bool(w.value), z3.Not(_z3bool(w.error))]
+        narrow = [as_z3bool(w.value), z3.Not(as_z3bool(w.error))]
     goals = [[*narrow, defined, z3.And(va, z3.Not(vb)) if implies else va != vb]]
     if not implies:  # then: one side errs where the other does not
-        goals.append([*narrow, _z3bool(a.error) != _z3bool(b.error)])
+        goals.append([*narrow, as_z3bool(a.error) != as_z3bool(b.error)])
     status, reason = "unsat", ""
     models: list[tuple[z3.ModelRef, dict[str, bool]]] = []
     for goal in goals:
@@ -599,11 +596,12 @@ def diff(
         return Answer("unsat", [], msg, elapsed)
     witnesses = []
     for model, proven in models:
-        objects = session.cluster_objects(model)
+        objects = session.cluster.objects(model)
         bindings = session.bindings(model)
         verdicts = {}
+        cluster = _load_witness(objects)
         for spec, pred, res in ((spec_a, predicate_a, a), (spec_b, predicate_b, b)):
-            program, env = _replay(objects, session.specs[spec].loaded, bindings)
+            program, env = _replay(cluster, session.specs[spec].loaded, bindings)
             args = [env["p"], env["n"]]
             verdict = _verdict(functools.partial(program.call, pred, *args))
             solver_says = _solver_verdict(model, res)
@@ -622,9 +620,9 @@ def diff(
 
 def _solver_verdict(model: z3.ModelRef, res: Result) -> str:
     for cond, msg in res.errors:
-        if z3.is_true(model.eval(_z3bool(cond), model_completion=True)):
+        if z3.is_true(model.eval(as_z3bool(cond), model_completion=True)):
             return f"error: {msg}"
-    v = _z3bool(res.value)
+    v = as_z3bool(res.value)
     return "TRUE" if z3.is_true(model.eval(v, model_completion=True)) else "FALSE"
 
 

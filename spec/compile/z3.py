@@ -61,6 +61,7 @@ __all__ = [
     "SStr",
     "Universe",
     "Z3Unsupported",
+    "as_z3bool",
     "conj",
     "disj",
     "neg",
@@ -483,10 +484,10 @@ def bool_ite(c: Bool, a: Bool, b: Bool) -> Bool:
 def _iff(a: Bool, b: Bool) -> Bool:
     if (a is True or a is False) and (b is True or b is False):
         return a is b
-    return _z3bool(a) == _z3bool(b)
+    return as_z3bool(a) == as_z3bool(b)
 
 
-def _z3bool(b: Bool) -> Any:
+def as_z3bool(b: Bool) -> Any:
     return z3.BoolVal(b) if b is True or b is False else b
 
 
@@ -1181,11 +1182,7 @@ def _b_sum(c: Compiler, node: A.Apply, args: list[SVal]) -> SVal:
         s = args[1]
         if f is None:
             return 0
-        if s.__class__ is SSet:
-            items = list(s.present())  # Σ f(x) over members: members are distinct candidates…
-            items = c.ops.dedup(SSet(items, s.distinct))
-        else:
-            items = _elements(c, node, s, "Sum")
+        items = _elements(c, node, s, "Sum")  # each member once, as the set holds it
         vals = [(g, c._under(g, lambda e=e: f.call(e))) for g, e in items]  # type: ignore[misc]
     else:
         vals = _elements(c, node, args[0], "Sum")

@@ -1036,7 +1036,7 @@ class _Back:
         obj["status"] = {"capacity": dict(alloc), "allocatable": alloc}
         return obj
 
-    def requirement(self, e: _Requirement, *, values_list: bool = True) -> dict[str, Any]:
+    def requirement(self, e: _Requirement) -> dict[str, Any]:
         out: dict[str, Any] = {"key": self.s(e.key), "operator": self.s(e.operator)}
         values = [self.s(v) for g, v in e.values if self.b(g)]
         if values:

@@ -126,12 +126,11 @@ def _slots(roles: tuple[str, ...]) -> Iterator[tuple[int, ...]]:
 def world() -> World:
     universe = Universe()
     loaded = {name: load_spec(name) for name in ("scheduler", "textbook")}
-    for ls in loaded.values():
-        Compiler(ls.module, universe)
+    compilers = {name: Compiler(ls.module, universe) for name, ls in loaded.items()}
     sc = SymCluster.build(BOUNDS, universe)
     specs = {}
     for name, ls in loaded.items():
-        comp = Compiler(ls.module, universe)
+        comp = compilers[name]
         if name == "textbook":
             consts = sc.textbook_constants()
             objects = [r for _, r in consts["Objects"].items]
