@@ -21,8 +21,10 @@ two-pass on nodes with nominated pods (``Framework.run_filter_plugins_with_nomin
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import random
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from schedspec.impl.api import Node, Pod, namespace_from_dict, node_from_dict, pod_from_dict
@@ -57,7 +59,7 @@ from schedspec.impl.queue import SchedulingQueue
 from schedspec.impl.queue.hints import build_queueing_hint_map
 from schedspec.impl.trace import Tracer
 
-__all__ = ["Failure", "Scheduler", "num_feasible_nodes_to_find"]
+__all__ = ["CycleRecord", "Failure", "Scheduler", "num_feasible_nodes_to_find"]
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
@@ -88,6 +90,23 @@ class Failure:
     ) -> None:
         self.plugins, self.message, self.code = sorted(plugins), message, code
         self.gate = gate  # a PreEnqueue plugin keeps the pod out of activeQ
+
+
+@dataclass(frozen=True, slots=True)
+class CycleRecord:
+    """What one scheduling cycle saw and decided, handed to ``Scheduler.observer`` (the
+    checker's decision properties). ``nodes`` is the snapshot the cycle ran against (it stays
+    as it is until the next cycle refreshes it); ``host`` is "" unless a node was chosen;
+    ``diagnosis`` is the FitError's, when no node fit; ``nomination`` is what PostFilter asked
+    for (None: nothing; "": clear); ``error`` the message of a cycle that ended in an error."""
+
+    cycle: int
+    pod: Pod
+    nodes: tuple[NodeInfo, ...]
+    host: str = ""
+    diagnosis: Diagnosis | None = None
+    nomination: str | None = None
+    error: str | None = None
 
 
 class _CycleError(Exception):
@@ -146,6 +165,7 @@ class Scheduler:
         self.last_progress = 0.0
         self._tick_pending = False
         self._queued: dict[str, Pod] = {}  # pending pods of our profiles, by uid
+        self.observer: Callable[[CycleRecord], None] | None = None  # called after each cycle
         apiserver.watch(self._on_event)
         apiserver.watch(NominationFollower(self.nominator, tuple(self.profiles)))
 
@@ -159,6 +179,18 @@ class Scheduler:
             if when > self.last_progress + idle_timeout and not self.handle.waiting_pods:
                 break
             loop.run_one()
+
+    def sync(self) -> None:
+        """Deliver what the API server holds now to the cache, queue and nominator (the
+        informers' initial list) and refresh the snapshot, without running a scheduling cycle:
+        the state a checker judges the plugins on."""
+        held = self._tick_pending
+        self._tick_pending = True  # no cycle is started while the events are delivered
+        self.loop.run(until=self.loop.now())
+        self._tick_pending = held
+        self.cache.update_snapshot(self.snapshot)
+        if not held and self._queued:
+            self._kick()
 
     def pending_pods(self) -> list[Pod]:
         return list(self._queued.values())
@@ -344,14 +376,21 @@ class Scheduler:
             self._fail(qpi, Failure(sorted(plugins), str(err), Code.UNSCHEDULABLE))
             self._nominate(qpi, nomination)
             self._trace_cycle(fwk, state, qpi, err.diagnosis, "")
+            self._observe(CycleRecord(self.cycles, pod, (), "", err.diagnosis, nomination))
             return
         except _CycleError as err:
             self._fail(qpi, Failure([], err.status.message(), Code.ERROR))
             self._nominate(qpi, "")  # newFailureNominatingInfo: an error clears the nomination
             self._trace_cycle(fwk, state, qpi, None, "")
+            self._observe(CycleRecord(self.cycles, pod, (), error=err.status.message()))
             return
         self._trace_cycle(fwk, state, qpi, None, host)
+        self._observe(CycleRecord(self.cycles, pod, (), host))
         self._assume_and_reserve(fwk, state, qpi, host)
+
+    def _observe(self, record: CycleRecord) -> None:
+        if self.observer is not None:
+            self.observer(dataclasses.replace(record, nodes=tuple(self.snapshot.list())))
 
     def _trace_cycle(
         self,

@@ -64,6 +64,9 @@ def _parser() -> argparse.ArgumentParser:
     sc.add_argument("--trace", metavar="FILE", help="write a per-cycle trace (JSON lines)")
     _solver_parsers(sub)
     _oracle_parsers(sub)
+    from schedspec.checker.crosscheck_cli import add_parser as crosscheck_parser
+
+    crosscheck_parser(sub)
     return parser
 
 
@@ -137,6 +140,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from schedspec.checker.oracle import run_oracle_command
 
             return run_oracle_command(args, sys.stdout)
+        if args.command == "crosscheck":
+            from schedspec.checker.crosscheck_cli import run_crosscheck
+
+            return run_crosscheck(args, sys.stdout)
         if args.command in ("find", "diff"):
             from schedspec.spec.solve_cli import run_solver_command
 

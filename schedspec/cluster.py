@@ -87,10 +87,11 @@ defaults, admits priorities and assembles the ``Cluster``.
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path as FsPath
 from typing import Any
@@ -102,6 +103,7 @@ from schedspec.validate import BUILTIN_PRIORITY, KINDS, NAMESPACED, Ctx, validat
 
 __all__ = [
     "Cluster",
+    "from_objects",
     "load",
     "loads",
     "milli_value",
@@ -308,6 +310,13 @@ def _admit_priority(
 def loads(text: str, *, source: str = "<string>") -> Cluster:
     """The cluster in ``text`` (YAML, multi-document YAML, a List, or JSON)."""
     return _build(parse(text, source))
+
+
+def from_objects(objects: Iterable[Mapping[str, Any]], *, source: str = "<objects>") -> Cluster:
+    """The cluster of already-parsed manifests (dicts), validated and defaulted like ``loads``.
+    The dicts are deep-copied, so the caller's stay as they were."""
+    docs = [Doc(copy.deepcopy(dict(obj)), f"{source}[{i}]", {}) for i, obj in enumerate(objects)]
+    return _build(docs)
 
 
 def load(*paths: str | os.PathLike[str]) -> Cluster:

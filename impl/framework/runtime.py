@@ -550,6 +550,17 @@ class Framework:
                 totals[i] += ns.score * weight
         return totals, None
 
+    def run_score_plugin(
+        self, name: str, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[list[int], Status | None]:
+        """One Score plugin's normalized, unweighted scores per node: 0 on every node when its
+        PreScore said Skip (as in ``run_score_plugins``). A checker compares these one by one."""
+        pl = next((p for p in self.score if p.name() == name), None)
+        if pl is None or name in state.skip_score_plugins:
+            return [0] * len(nodes), None
+        scores, status = _plugin_scores(pl, state, pod, nodes)
+        return [ns.score for ns in scores], status
+
     def run_reserve_plugins_reserve(self, state: CycleState, pod: Pod, node: str) -> Status | None:
         for pl in self.reserve:
             status = pl.reserve(state, pod, node)

@@ -1,0 +1,269 @@
+"""A differential campaign: many generated clusters through the :class:`Checker`, every
+undeclared disagreement shrunk to a small cluster a person can read.
+
+1. **Generate.** Hypothesis draws ``examples`` clusters from :func:`strategies.cluster_objects`
+   under ``seed`` (no example database: a campaign is a function of its arguments) and each one is
+   checked; every disagreement is counted per predicate.
+2. **Shrink.** For each predicate with an undeclared disagreement, the same generation is replayed
+   with the failure as the test condition, so Hypothesis shrinks it; the result is then minimised
+   by :func:`minimise.minimise` (drop objects, labels, taints, terms; lower numbers) while the same
+   predicate still disagrees on the same kind of verdicts.
+3. **Report.** :class:`Counterexample` carries the objects as YAML, both verdicts and the rule;
+   ``write_counterexamples`` writes them to a directory, and with ``regressions=True`` a pytest
+   file per counterexample that fails while the disagreement stands.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import seed as hypothesis_seed
+from hypothesis import strategies as st
+
+from schedspec.checker.differential import Checker, ClusterCheck, Disagreement
+from schedspec.cluster import Cluster, from_objects
+from schedspec.errors import ManifestError
+
+__all__ = ["CampaignResult", "Counterexample", "run_campaign", "write_counterexamples"]
+
+Objects = list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Counterexample:
+    predicate: str
+    objects: Objects
+    disagreements: tuple[Disagreement, ...]
+
+    @property
+    def yaml(self) -> str:
+        from schedspec.checker.minimise import to_yaml
+
+        return to_yaml(self.objects)
+
+    def describe(self) -> str:
+        lines = [f"# {self.predicate}: spec and impl disagree"]
+        lines += [f"#   {d.describe()}" for d in self.disagreements]
+        return "\n".join(lines) + "\n" + self.yaml
+
+
+@dataclass
+class CampaignResult:
+    spec: str
+    examples: int = 0
+    seed: int = 0
+    nodes: tuple[int, int] = (1, 10)
+    pods: tuple[int, int] = (1, 10)
+    seconds: float = 0.0
+    totals: ClusterCheck = field(default_factory=ClusterCheck)
+    failing_examples: Counter[str] = field(default_factory=Counter)  # predicate → clusters
+    counterexamples: list[Counterexample] = field(default_factory=list)
+
+    @property
+    def checked(self) -> Counter[str]:
+        return self.totals.checked
+
+    @property
+    def disagreements(self) -> list[Disagreement]:
+        return self.totals.disagreements
+
+    @property
+    def undeclared(self) -> list[Disagreement]:
+        return self.totals.undeclared
+
+    def by_predicate(self) -> dict[str, dict[str, int]]:
+        rows: dict[str, dict[str, int]] = {}
+        for predicate, n in sorted(self.checked.items()):
+            rows[predicate] = {"checked": n, "disagreements": 0, "declared": 0, "clusters": 0}
+        for d in self.disagreements:
+            row = rows.setdefault(
+                d.predicate, {"checked": 0, "disagreements": 0, "declared": 0, "clusters": 0}
+            )
+            row["declared" if d.declared else "disagreements"] += 1
+        for predicate, n in self.failing_examples.items():
+            rows[predicate]["clusters"] = n
+        return rows
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "spec": self.spec,
+            "examples": self.examples,
+            "seed": self.seed,
+            "sizes": {"nodes": list(self.nodes), "pods": list(self.pods)},
+            "seconds": round(self.seconds, 3),
+            "disagreements": len(self.undeclared),
+            "declared": len(self.disagreements) - len(self.undeclared),
+            "by_predicate": self.by_predicate(),
+            "counterexamples": [
+                {
+                    "predicate": c.predicate,
+                    "verdicts": [d.describe() for d in c.disagreements],
+                    "objects": c.objects,
+                }
+                for c in self.counterexamples
+            ],
+        }
+
+
+def _strategy(nodes: tuple[int, int], pods: tuple[int, int]) -> st.SearchStrategy[Objects]:
+    from schedspec.checker.strategies import cluster_objects
+
+    return cluster_objects(
+        min_nodes=nodes[0], max_nodes=nodes[1], min_pods=pods[0], max_pods=pods[1]
+    )
+
+
+def _settings(examples: int, phases: Sequence[Phase]) -> settings:
+    return settings(
+        max_examples=examples,
+        database=None,
+        deadline=None,
+        phases=tuple(phases),
+        suppress_health_check=list(HealthCheck),
+        report_multiple_bugs=False,
+        print_blob=False,
+    )
+
+
+def _load(objects: Objects) -> Cluster | None:
+    try:
+        return from_objects(objects)
+    except ManifestError:
+        return None
+
+
+def run_campaign(
+    examples: int = 200,
+    seed: int = 0,
+    spec: str = "scheduler",
+    *,
+    nodes: tuple[int, int] = (1, 10),
+    pods: tuple[int, int] = (1, 10),
+    strategy: st.SearchStrategy[Objects] | None = None,
+    checker: Checker | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    shrink: bool = True,
+    minimise: bool = True,
+) -> CampaignResult:
+    """Check ``examples`` generated clusters; see the module docstring."""
+    checker = checker or Checker(spec)
+    strategy = strategy if strategy is not None else _strategy(nodes, pods)
+    result = CampaignResult(spec, seed=seed, nodes=nodes, pods=pods)
+    first: dict[str, Objects] = {}
+    start = time.perf_counter()
+
+    @hypothesis_seed(seed)
+    @_settings(examples, [Phase.generate])
+    @given(strategy)
+    def generate(objects: Objects) -> None:
+        cluster = _load(objects)
+        if cluster is None:
+            return
+        check = checker.check(cluster)
+        result.examples += 1
+        result.totals.merge(check)
+        for predicate in {d.predicate for d in check.undeclared}:
+            result.failing_examples[predicate] += 1
+            first.setdefault(predicate, objects)
+        if progress is not None:
+            progress(result.examples, examples)
+
+    generate()
+    if shrink:
+        for predicate, objects in first.items():
+            result.counterexamples.append(
+                _counterexample(checker, strategy, seed, examples, predicate, objects, minimise)
+            )
+    result.seconds = time.perf_counter() - start
+    return result
+
+
+def _failing(checker: Checker, predicate: str, objects: Objects) -> tuple[Disagreement, ...]:
+    cluster = _load(objects)
+    if cluster is None:
+        return ()
+    return tuple(d for d in checker.check(cluster).undeclared if d.predicate == predicate)
+
+
+def _counterexample(
+    checker: Checker,
+    strategy: st.SearchStrategy[Objects],
+    seed: int,
+    examples: int,
+    predicate: str,
+    found: Objects,
+    minimise: bool,
+) -> Counterexample:
+    """Shrink with Hypothesis (the same seed replays the same draws), then minimise."""
+    smallest: list[Objects] = [found]
+
+    @hypothesis_seed(seed)
+    @_settings(examples, [Phase.generate, Phase.shrink])
+    @given(strategy)
+    def replay(objects: Objects) -> None:
+        if _failing(checker, predicate, objects):
+            smallest[0] = objects
+            raise AssertionError(predicate)
+
+    with contextlib.suppress(AssertionError):
+        replay()
+    objects = smallest[0]
+    if minimise:
+        from schedspec.checker.minimise import minimise as k8s_minimise
+
+        objects = k8s_minimise(objects, lambda objs: bool(_failing(checker, predicate, objs)))
+    return Counterexample(predicate, objects, _failing(checker, predicate, objects))
+
+
+def write_counterexamples(
+    counterexamples: Iterable[Counterexample],
+    directory: str | Path,
+    *,
+    regressions: bool = False,
+    spec: str = "scheduler",
+) -> list[Path]:
+    """``<predicate>-<i>.yaml`` per counterexample (both verdicts in a comment header), and with
+    ``regressions`` a ``test_<predicate>_<i>.py`` next to it that fails while they disagree."""
+    out = Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    for i, c in enumerate(counterexamples, 1):
+        stem = f"{_slug(c.predicate)}-{i}"
+        path = out / f"{stem}.yaml"
+        path.write_text(c.describe(), encoding="utf-8")
+        written.append(path)
+        if regressions:
+            test = out / f"test_{stem.replace('-', '_')}.py"
+            test.write_text(
+                _REGRESSION.format(predicate=c.predicate, yaml=path.name, spec=spec),
+                encoding="utf-8",
+            )
+            written.append(test)
+    return written
+
+
+def _slug(predicate: str) -> str:
+    return "".join(ch if ch.isalnum() else "-" for ch in predicate).strip("-").lower()
+
+
+_REGRESSION = '''"""Regression: spec and impl disagreed on {predicate} for the cluster in {yaml}
+(written by `schedspec crosscheck --write-regressions`). It passes once they agree."""
+
+from pathlib import Path
+
+from schedspec import cluster
+from schedspec.checker.differential import Checker
+
+
+def test_spec_and_impl_agree() -> None:
+    loaded = cluster.load(Path(__file__).with_name("{yaml}"))
+    undeclared = [d.describe() for d in Checker({spec!r}).check(loaded).undeclared]
+    assert undeclared == [], "\\n".join(undeclared)
+'''

@@ -1,0 +1,126 @@
+"""``schedspec crosscheck``: a differential campaign from the command line.
+
+Prints a progress bar on a terminal (stderr), a table per predicate (comparisons made,
+undeclared and declared disagreements, clusters failing), and each undeclared disagreement as a
+minimal cluster with both verdicts. ``--json`` prints ``{"examples", "disagreements",
+"by_predicate", …}``. Exit 0 when every disagreement is declared, 1 otherwise, 2 on bad usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import TYPE_CHECKING, TextIO
+
+from schedspec.errors import UsageError
+
+if TYPE_CHECKING:
+    from schedspec.checker.campaign import CampaignResult
+
+__all__ = ["add_parser", "run_crosscheck"]
+
+
+def _sizes(text: str) -> tuple[int, int]:
+    low, _, high = text.partition(":")
+    try:
+        sizes = (int(low), int(high or low))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: want N or MIN:MAX") from None
+    if sizes[0] < 0 or sizes[0] > sizes[1]:
+        raise argparse.ArgumentTypeError(f"{text!r}: want 0 ≤ MIN ≤ MAX")
+    return sizes
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    cc = sub.add_parser(
+        "crosscheck", help="differential campaign: spec vs the operational scheduler"
+    )
+    cc.add_argument("--examples", type=int, default=200, metavar="N", help="clusters (default 200)")
+    cc.add_argument("--seed", type=int, default=0, metavar="S", help="Hypothesis seed (default 0)")
+    cc.add_argument("--spec", default="scheduler",
+                    help="kube|scheduler|textbook or a .tla path (default scheduler)")  # fmt: skip
+    cc.add_argument("--nodes", type=_sizes, default=(1, 10), metavar="MIN:MAX",
+                    help="nodes per cluster (default 1:10)")  # fmt: skip
+    cc.add_argument("--pods", type=_sizes, default=(1, 10), metavar="MIN:MAX",
+                    help="pods per cluster (default 1:10)")  # fmt: skip
+    cc.add_argument("--out", metavar="DIR", help="write each counterexample as DIR/<rule>-K.yaml")
+    cc.add_argument("--write-regressions", action="store_true",
+                    help="also write a pytest file per counterexample (needs --out)")  # fmt: skip
+    cc.add_argument("--no-shrink", action="store_true", help="report, don't shrink")
+    cc.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+class _Progress:
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.last = -1
+
+    def __call__(self, done: int, total: int) -> None:
+        pct = min(100, done * 100 // max(total, 1))
+        if pct == self.last:
+            return
+        self.last = pct
+        bar = "#" * (pct // 4)
+        self.stream.write(f"\r[{bar:<25}] {done}/{total} clusters")
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.last >= 0:
+            self.stream.write("\n")
+
+
+def run_crosscheck(args: argparse.Namespace, out: TextIO) -> int:
+    from schedspec.checker.campaign import run_campaign, write_counterexamples
+
+    if args.examples < 1:
+        raise UsageError("--examples must be at least 1")
+    if args.write_regressions and not args.out:
+        raise UsageError("--write-regressions needs --out DIR")
+    spec = "scheduler" if args.spec == "kube" else args.spec
+    progress = _Progress(sys.stderr) if sys.stderr.isatty() and not args.json else None
+    try:
+        result = run_campaign(
+            args.examples,
+            args.seed,
+            spec,
+            nodes=args.nodes,
+            pods=args.pods,
+            progress=progress,
+            shrink=not args.no_shrink,
+        )
+    finally:
+        if progress is not None:
+            progress.close()
+    if args.out:
+        write_counterexamples(
+            result.counterexamples, args.out, regressions=args.write_regressions, spec=spec
+        )
+    if args.json:
+        json.dump(result.as_json(), out, indent=2)
+        out.write("\n")
+    else:
+        _print(result, out)
+    return 1 if result.undeclared else 0
+
+
+def _print(result: CampaignResult, out: TextIO) -> None:
+    rate = result.examples / result.seconds if result.seconds else 0.0
+    out.write(
+        f"crosscheck {result.spec}: {result.examples} clusters "
+        f"({result.nodes[0]}–{result.nodes[1]} nodes, {result.pods[0]}–{result.pods[1]} pods), "
+        f"seed {result.seed}, {result.seconds:.1f} s ({rate:.0f} clusters/s)\n\n"
+    )
+    rows = result.by_predicate()
+    width = max([len(p) for p in rows] + [9])
+    out.write(f"{'predicate':<{width}}  {'checked':>9}  {'differ':>7}  {'declared':>8}  clusters\n")
+    for predicate, row in rows.items():
+        out.write(
+            f"{predicate:<{width}}  {row['checked']:>9}  {row['disagreements']:>7}  "
+            f"{row['declared']:>8}  {row['clusters']:>8}\n"
+        )
+    undeclared = len(result.undeclared)
+    declared = len(result.disagreements) - undeclared
+    out.write(f"\n{undeclared} undeclared disagreement(s), {declared} declared\n")
+    for c in result.counterexamples:
+        out.write("\n" + c.describe())

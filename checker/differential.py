@@ -1,0 +1,419 @@
+"""Predicate-level differential checks: the spec and the operational scheduler on the same state.
+
+``Checker(spec).check(cluster)`` shows ``cluster`` to ``spec/kube/scheduler.tla`` (through its view)
+and loads it into the operational scheduler (``Scheduler.sync``: the informers' initial list, no
+scheduling cycle), then, for every pending pod and node, compares every row of the seam
+(:mod:`schedspec.checker.seam`): each Filter plugin alone, the framework's status and feasibility
+with nominated pods, each Score plugin's normalised score on the feasible nodes, the weighted total
+and the set of best nodes. Each difference is a :class:`Disagreement`; one a declared difference
+covers (:mod:`schedspec.checker.declared`) carries its id, and only the others fail a campaign.
+
+The two sides share nothing but ``schedspec.cluster``: the spec sees TLA values built by its view,
+impl its own typed objects; a misunderstanding in one cannot hide in both.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from schedspec.checker import declared as declared_mod
+from schedspec.checker.seam import SEAM, TEXTBOOK_SEAM, Pair
+from schedspec.cluster import Cluster
+from schedspec.impl.api.types import Pod
+from schedspec.impl.framework.cycle_state import CycleState
+from schedspec.impl.framework.runtime import Framework
+from schedspec.impl.framework.status import Code, Status
+from schedspec.impl.framework.types import NodeInfo
+from schedspec.impl.plugins import (
+    inter_pod_affinity,
+    node_affinity,
+    node_name,
+    node_ports,
+    node_resources_fit,
+    node_unschedulable,
+    pod_topology_spread,
+    taint_toleration,
+)
+from schedspec.impl.scheduler import Scheduler
+from schedspec.impl.simulate import build
+from schedspec.spec.errors import EvalError
+from schedspec.spec.kube.views import bind_arguments
+from schedspec.spec.load import LoadedSpec, load_spec
+from schedspec.spec.values import Fcn, render
+
+__all__ = ["Checker", "ClusterCheck", "Disagreement", "ImplState", "SpecState"]
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    """Spec and impl (and the real scheduler, when asked) differ on ``predicate`` for
+    ``pod`` on ``node`` (None: a per-pod comparison such as ``Best``)."""
+
+    predicate: str
+    pod: str
+    node: str | None
+    spec: object
+    impl: object
+    oracle: object | None = None
+    declared: str | None = None
+
+    def describe(self) -> str:
+        where = f"{self.pod} on {self.node}" if self.node is not None else self.pod
+        sides = f"spec {_show(self.spec)}, impl {_show(self.impl)}"
+        if self.oracle is not None:
+            sides += f", kube-scheduler {_show(self.oracle)}"
+        tail = f" (declared: {self.declared})" if self.declared else ""
+        return f"{self.predicate}({where}): {sides}{tail}"
+
+
+def _show(value: object) -> str:
+    if isinstance(value, frozenset):
+        return "{" + ", ".join(sorted(map(str, value))) + "}"
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    return str(value)
+
+
+@dataclass
+class ClusterCheck:
+    checked: Counter[str] = field(default_factory=Counter)
+    disagreements: list[Disagreement] = field(default_factory=list)
+
+    @property
+    def undeclared(self) -> list[Disagreement]:
+        return [d for d in self.disagreements if d.declared is None]
+
+    def merge(self, other: ClusterCheck) -> None:
+        self.checked.update(other.checked)
+        self.disagreements.extend(other.disagreements)
+
+
+class _Raised:
+    """A side that raised instead of answering (an EvalError in the spec, an exception in impl)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Raised)
+
+    def __hash__(self) -> int:
+        return 0
+
+    def __repr__(self) -> str:
+        return f"error: {self.text}"
+
+
+# ------------------------------------------------------------------------------------ the spec
+
+
+class SpecState:
+    """``cluster`` as the spec sees it: one call per (definition, arguments)."""
+
+    def __init__(self, spec: LoadedSpec, cluster: Cluster) -> None:
+        self.spec = spec
+        self.world = spec.view.build(cluster)
+        spec.program.bind(self.world.constants)
+
+    def call(self, name: str, *args: Any) -> Any:
+        try:
+            return self.spec.program.call(name, *args)
+        except EvalError as err:
+            return _Raised(err.message)
+
+    def call_pod_node(self, name: str, pod: Fcn, node: Fcn) -> Any:
+        """``name`` with its parameters bound by role (``Pod``/``p``, ``Node``/``n``,
+        ``Snapshot``), as ``eval`` binds them: the textbook's definitions take ``Snapshot`` too."""
+        try:
+            args = bind_arguments(self.spec.program.definition(name), pod, node, self.world)
+            return self.spec.program.call(name, *args)
+        except EvalError as err:
+            return _Raised(err.message)
+
+
+# ------------------------------------------------------------------------------------ impl
+
+
+_FILTERS: Mapping[str, Callable[[ImplState, Pod, NodeInfo], bool]]
+
+
+class ImplState:
+    """``cluster`` loaded into the operational scheduler, synced, nothing scheduled."""
+
+    def __init__(self, cluster: Cluster, seed: int = 0) -> None:
+        self.scheduler: Scheduler = build(cluster, seed=seed)
+        self.scheduler.sync()
+        self.nodes: Sequence[NodeInfo] = self.scheduler.snapshot.list()
+        self.by_name = {ni.name: ni for ni in self.nodes}
+        self.pending = {p.key: p for p in self.scheduler.pending_pods()}
+        self.namespaces = dict(self.scheduler.handle.namespaces())
+
+    def framework(self, pod: Pod) -> Framework | None:
+        return self.scheduler.profiles.get(pod.scheduler_name)
+
+
+def _filters() -> dict[str, Callable[[ImplState, Pod, NodeInfo], bool]]:
+    def node_of(ni: NodeInfo) -> Any:
+        assert ni.node is not None
+        return ni.node
+
+    return {
+        "NodeUnschedulableOK": lambda s, p, ni: node_unschedulable.fits(p, node_of(ni)),
+        "NodeNameOK": lambda s, p, ni: node_name.fits(p, node_of(ni)),
+        "TaintsOK": lambda s, p, ni: taint_toleration.fits(p, node_of(ni)),
+        "NodeAffinityOK": lambda s, p, ni: node_affinity.fits(p, node_of(ni)),
+        "PortsOK": lambda s, p, ni: node_ports.fits(p, ni),
+        "FitOK": lambda s, p, ni: node_resources_fit.fits(p, ni),
+        "SpreadOK": lambda s, p, ni: pod_topology_spread.fits(p, ni, s.nodes),
+        "InterPodAffinityOK": lambda s, p, ni: inter_pod_affinity.fits(
+            p, ni, s.nodes, s.namespaces
+        ),
+    }
+
+
+_FILTERS = _filters()
+
+
+@dataclass
+class _PodRun:
+    """The framework's Filter and Score phases for one pod, as the scheduling cycle runs them."""
+
+    codes: dict[str, str]
+    feasible: list[NodeInfo]
+    plugin_scores: dict[str, list[int] | _Raised]
+    totals: list[int] | _Raised
+
+
+def _status_code(status: Status | None) -> str:
+    return "Success" if status is None else status.code_name
+
+
+def _run_pod(fwk: Framework, state_: ImplState, pod: Pod) -> _PodRun:
+    state = CycleState()
+    nodes = state_.nodes
+    result, status, _ = fwk.run_pre_filter_plugins(state, pod, nodes)
+    codes: dict[str, str] = {}
+    if status is not None:
+        code = status.code_name if status.code is not Code.ERROR else "Error"
+        codes = {ni.name: code for ni in nodes}
+    else:
+        allowed = None if result is None or result.node_names is None else result.node_names
+        for ni in nodes:
+            if allowed is not None and ni.name not in allowed:
+                codes[ni.name] = "UnschedulableAndUnresolvable"
+                continue
+            codes[ni.name] = _status_code(
+                fwk.run_filter_plugins_with_nominated_pods(state, pod, ni)
+            )
+    feasible = [ni for ni in nodes if codes[ni.name] == "Success"]
+    scores: dict[str, list[int] | _Raised] = {}
+    totals: list[int] | _Raised = []
+    if feasible:
+        pre = fwk.run_pre_score_plugins(state, pod, feasible)
+        if pre is not None:
+            totals = _Raised(pre.message())
+        else:
+            for pl in fwk.score:
+                got, err = fwk.run_score_plugin(pl.name(), state, pod, feasible)
+                scores[pl.name()] = _Raised(err.message()) if err is not None else got
+            sums, err = fwk.run_score_plugins(state, pod, feasible)
+            totals = _Raised(err.message()) if err is not None else sums
+    return _PodRun(codes, feasible, scores, totals)
+
+
+# ------------------------------------------------------------------------------------ checker
+
+
+class Checker:
+    """Compares ``spec`` (a bundled name or a path) with the operational scheduler on clusters.
+    Load once, check many: the spec is parsed and compiled here."""
+
+    def __init__(self, spec: str | LoadedSpec = "scheduler", oracle: Any = None) -> None:
+        self.spec = load_spec(spec) if isinstance(spec, str) else spec
+        self.textbook = self.spec.view.name == "textbook"
+        self.oracle = oracle
+        self.rows = [row for row in SEAM if row.point != "decision"]
+
+    def check(self, cluster: Cluster) -> ClusterCheck:
+        out = ClusterCheck()
+        spec_state = SpecState(self.spec, cluster)
+        impl_state = ImplState(cluster)
+        world = spec_state.world
+        context = declared_mod.Context(cluster)
+        for key in world.pending:
+            p = world.pods[key]
+            pod = impl_state.pending.get(key)
+            out.checked["Pending"] += 1
+            if pod is None:
+                self._differ(out, context, "Pending", key, None, True, False)
+                continue
+            fwk = impl_state.framework(pod)
+            if fwk is None:
+                continue  # another scheduler's pod
+            if self.textbook:
+                self._check_textbook(out, context, spec_state, impl_state, fwk, key, p, pod)
+            else:
+                self._check_pod(out, context, spec_state, impl_state, fwk, key, p, pod)
+        return out
+
+    def _check_textbook(
+        self,
+        out: ClusterCheck,
+        context: declared_mod.Context,
+        s: SpecState,
+        i: ImplState,
+        fwk: Framework,
+        key: str,
+        p: Fcn,
+        pod: Pod,
+    ) -> None:
+        run = _guard_run(fwk, i, pod)
+        for spec_defs, impl_rows in TEXTBOOK_SEAM:
+            label = " ∧ ".join(spec_defs)
+            for name, n in s.world.nodes.items():
+                ni = i.by_name[name]
+                spec_value = _conjoin(s.call_pod_node(d, p, n) for d in spec_defs)
+                if impl_rows == ("Feasible",):
+                    impl_value: object = (
+                        run if isinstance(run, _Raised) else run.codes[name] == "Success"
+                    )
+                else:
+                    impl_value = _conjoin(_guard(_FILTERS[r], i, pod, ni) for r in impl_rows)
+                self._compare(out, context, label, key, name, spec_value, impl_value)
+
+    def _differ(
+        self,
+        out: ClusterCheck,
+        context: declared_mod.Context,
+        predicate: str,
+        pod: str,
+        node: str | None,
+        spec: object,
+        impl: object,
+    ) -> None:
+        d = Disagreement(predicate, pod, node, spec, impl)
+        covering = declared_mod.covering(context, d)
+        out.disagreements.append(d if covering is None else _declared(d, covering))
+
+    def _compare(
+        self,
+        out: ClusterCheck,
+        context: declared_mod.Context,
+        predicate: str,
+        pod: str,
+        node: str | None,
+        spec: object,
+        impl: object,
+    ) -> None:
+        out.checked[predicate] += 1
+        if spec != impl or type(spec) is not type(impl):
+            self._differ(out, context, predicate, pod, node, _plain(spec), _plain(impl))
+
+    def _check_pod(
+        self,
+        out: ClusterCheck,
+        context: declared_mod.Context,
+        s: SpecState,
+        i: ImplState,
+        fwk: Framework,
+        key: str,
+        p: Fcn,
+        pod: Pod,
+    ) -> None:
+        nodes = s.world.nodes
+        for row in self.rows:
+            if row.point != "filter":
+                continue
+            impl_fn = _FILTERS[row.spec]
+            for name, n in nodes.items():
+                ni = i.by_name[name]
+                self._compare(
+                    out,
+                    context,
+                    row.spec,
+                    key,
+                    name,
+                    s.call(row.spec, p, n),
+                    _guard(impl_fn, i, pod, ni),
+                )
+        run = _guard_run(fwk, i, pod)
+        if isinstance(run, _Raised):
+            self._compare(out, context, "Feasible", key, None, "answered", run)
+            return
+        for name, n in nodes.items():
+            code = run.codes[name]
+            self._compare(out, context, "NodeStatus", key, name, s.call("NodeStatus", p, n), code)
+            self._compare(
+                out, context, "Feasible", key, name, s.call("Feasible", p, n), code == "Success"
+            )
+        if not run.feasible or context.cluster.scheduler_config is not None:
+            return
+        feasible = [ni.name for ni in run.feasible]
+        if {name for name, n in nodes.items() if s.call("Feasible", p, n) is True} != set(feasible):
+            return  # scores are normalised over the feasible nodes: Feasible differs already
+        for row in self.rows:
+            if row.point != "score":
+                continue
+            got = run.plugin_scores.get(row.plugin, [0] * len(feasible))
+            for idx, name in enumerate(feasible):
+                impl_value = got if isinstance(got, _Raised) else got[idx]
+                spec_value = s.call(row.spec, p, nodes[name])
+                self._compare(out, context, row.spec, key, name, spec_value, impl_value)
+        totals = run.totals
+        for idx, name in enumerate(feasible):
+            impl_total = totals if isinstance(totals, _Raised) else totals[idx]
+            self._compare(
+                out,
+                context,
+                "Viability",
+                key,
+                name,
+                s.call("Viability", p, nodes[name]),
+                impl_total,
+            )
+        if isinstance(totals, _Raised):
+            return
+        top = max(totals)
+        best_impl = frozenset(n for n, t in zip(feasible, totals, strict=True) if t == top)
+        self._compare(out, context, "Best", key, None, s.call("Best", p), best_impl)
+
+
+def _conjoin(values: Iterable[object]) -> object:
+    """TLA+'s ∧ on answers: FALSE wins over a later error, an error over a later TRUE."""
+    for v in values:
+        if v is not True:
+            return v
+    return True
+
+
+def _plain(value: object) -> object:
+    return render(value) if isinstance(value, Fcn) else value
+
+
+def _declared(d: Disagreement, covering: str) -> Disagreement:
+    return Disagreement(d.predicate, d.pod, d.node, d.spec, d.impl, d.oracle, covering)
+
+
+def _guard(
+    fn: Callable[[ImplState, Pod, NodeInfo], bool], i: ImplState, pod: Pod, ni: NodeInfo
+) -> object:
+    try:
+        return fn(i, pod, ni)
+    except Exception as err:  # an impl crash is a finding, reported like any other
+        return _Raised(f"{type(err).__name__}: {err}")
+
+
+def _guard_run(fwk: Framework, i: ImplState, pod: Pod) -> _PodRun | _Raised:
+    try:
+        return _run_pod(fwk, i, pod)
+    except Exception as err:
+        return _Raised(f"{type(err).__name__}: {err}")
+
+
+def row_for(name: str) -> Pair:
+    return next(row for row in SEAM if row.spec == name)
