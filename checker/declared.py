@@ -70,6 +70,25 @@ def _resized_pod_counted(context: Context, d: Disagreement) -> bool:
     )
 
 
+def _image_sizes_differ(context: Context, d: Disagreement) -> bool:
+    """One of the pod's images is reported by two nodes with different sizes (multi-arch
+    nodes do), and, for a per-node verdict, the disagreement's node is one of them."""
+    pod = context.pod(d.pod) or {}
+    spec = pod.get("spec") or {}
+    wanted = {c.get("image") for c in (spec.get("containers") or [])}
+    wanted |= {c.get("image") for c in (spec.get("initContainers") or [])}
+    sizes: dict[str, dict[str, int]] = {}
+    for node in context.cluster.nodes:
+        for image in (node.get("status") or {}).get("images") or []:
+            for name in image.get("names") or []:
+                sizes.setdefault(name, {})[node["metadata"]["name"]] = image.get("sizeBytes", 0)
+    return any(
+        len(set(by_node.values())) > 1 and (d.node is None or d.node in by_node)
+        for name, by_node in sizes.items()
+        if name in wanted or name.removesuffix(":latest") in wanted
+    )
+
+
 DECLARED: tuple[Declared, ...] = (
     Declared(
         "NodeResourcesFit.statusResources",
@@ -79,6 +98,16 @@ DECLARED: tuple[Declared, ...] = (
         "counts and scheduler.tla reads, are not modelled in impl "
         "(impl/framework/declared.py, same id)",
         _resized_pod_counted,
+    ),
+    Declared(
+        "ImageLocality.firstReportedSize",
+        frozenset({"ImageLocalityScore", "Viability", "Best"}),
+        "kube-scheduler's cache keeps one size per image name, the sizeBytes of the first node "
+        "that reported it (pkg/scheduler/backend/cache/cache.go addNodeImageStates), and every "
+        "node's ImageLocality score uses that size; impl does the same. scheduler.tla, over a "
+        "set of nodes with no arrival order, scores each node with its own reported size. They "
+        "differ only when nodes report one image name with different sizes (multi-arch nodes)",
+        _image_sizes_differ,
     ),
 )
 """Every declared difference; ``docs/checker.md`` lists them with their reasons."""

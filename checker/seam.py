@@ -105,7 +105,8 @@ UNPAIRED_PLUGINS = MappingProxyType(
 
 UNPAIRED_DEFINITIONS = MappingProxyType(
     {
-        "NodeAffinityOKIn": "helper; NodeAffinityOK is paired",
+        "NodeSelectorOK": "one of NodeAffinity's two conditions; the plugin answers once",
+        "RequiredNodeAffinityOK": "one of NodeAffinity's two conditions",
         "PortsOKIn": "helper; PortsOK is paired",
         "FitOKIn": "helper; FitOK is paired",
         "SpreadOKIn": "helper; SpreadOK is paired",

@@ -1,0 +1,105 @@
+"""Checked states per second: 10-node × 10-pod clusters through every seam predicate.
+
+    python3 bench/crosscheck.py [--examples 200] [--nodes 10] [--pods 10] [--seed 0]
+
+Prints, for the same clusters in the same run: drawing them (Hypothesis), loading them
+(``cluster.from_objects``), the spec side alone (view + every seam definition), the impl side
+alone (sync + every plugin and the framework), and the full check — so the cost of each part is a
+ratio against the others, not a number from another day.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from typing import Any
+
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import seed as hypothesis_seed
+
+from schedspec.checker.differential import Checker, ImplState, SpecState, _run_pod
+from schedspec.checker.seam import SEAM
+from schedspec.checker.strategies import cluster_objects
+from schedspec.cluster import from_objects
+
+
+def _rate(n: int, seconds: float) -> str:
+    return f"{n / seconds:8.1f} /s  ({seconds * 1000 / n:6.2f} ms each)"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--examples", type=int, default=200)
+    ap.add_argument("--nodes", type=int, default=10)
+    ap.add_argument("--pods", type=int, default=10)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+
+    drawn: list[list[dict[str, Any]]] = []
+
+    @hypothesis_seed(args.seed)
+    @settings(
+        max_examples=args.examples,
+        database=None,
+        deadline=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(
+        cluster_objects(
+            min_nodes=args.nodes, max_nodes=args.nodes, min_pods=args.pods, max_pods=args.pods
+        )
+    )
+    def draw(objects: list[dict[str, Any]]) -> None:
+        drawn.append(objects)
+
+    t = time.perf_counter()
+    draw()
+    t_draw = time.perf_counter() - t
+    n = len(drawn)
+    t = time.perf_counter()
+    clusters = [from_objects(o) for o in drawn]
+    t_load = time.perf_counter() - t
+
+    checker = Checker()
+    names = [row.spec for row in SEAM if row.point in ("filter", "status", "feasible", "score")]
+    t = time.perf_counter()
+    for c in clusters:
+        s = SpecState(checker.spec, c)
+        for key in s.world.pending:
+            p = s.world.pods[key]
+            for node in s.world.nodes.values():
+                for name in names:
+                    s.call(name, p, node)
+    t_spec = time.perf_counter() - t
+
+    t = time.perf_counter()
+    for c in clusters:
+        i = ImplState(c)
+        for pod in i.pending.values():
+            fwk = i.framework(pod)
+            if fwk is not None:
+                _run_pod(fwk, i, pod)
+    t_impl = time.perf_counter() - t
+
+    comparisons = 0
+    t = time.perf_counter()
+    for c in clusters:
+        comparisons += sum(checker.check(c).checked.values())
+    t_check = time.perf_counter() - t
+
+    pending = sum(len(c.pending_pods()) for c in clusters) / n
+    print(f"{n} clusters of {args.nodes} nodes × {args.pods} pods ({pending:.1f} pending each)")
+    print(f"  draw (Hypothesis)      {_rate(n, t_draw)}")
+    print(f"  load (from_objects)    {_rate(n, t_load)}")
+    print(f"  spec side alone        {_rate(n, t_spec)}")
+    print(f"  impl side alone        {_rate(n, t_impl)}")
+    print(
+        f"  full check             {_rate(n, t_check)}   {comparisons / t_check:,.0f} comparisons/s"
+    )
+    total = t_draw + t_load + t_check
+    print(f"  campaign (draw+load+check) {n / total:.1f} checked states/s (target ≥ 200)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,112 @@
+"""Point the checker at your own rule: a spec definition over (pod, node) and the impl function
+that should mean the same, compared on every pending pod × node of generated clusters.
+
+    from schedspec.checker.conformance import agree
+
+    def gpu_guard(state, pod, node_info):           # your plugin's pure verdict
+        ...
+
+    agree("GpuGuardOK", gpu_guard, spec="specs/gpu_guard.tla", examples=200)
+
+``agree`` raises :class:`Disagreed` with the smallest cluster Hypothesis shrinks to, as YAML, and
+both verdicts. The pytest plugin (:mod:`schedspec.checker.pytest_plugin`) wraps it in the
+``schedspec_agree`` fixture, with ``--schedspec-examples`` and ``--schedspec-seed``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import seed as hypothesis_seed
+from hypothesis import strategies as st
+
+from schedspec.checker.differential import Disagreement, ImplState, SpecState
+from schedspec.cluster import Cluster, from_objects
+from schedspec.errors import ManifestError
+from schedspec.impl.api.types import Pod
+from schedspec.impl.framework.types import NodeInfo
+from schedspec.spec.load import LoadedSpec, load_spec
+
+__all__ = ["Disagreed", "ImplVerdict", "agree", "disagreements"]
+
+ImplVerdict = Callable[[ImplState, Pod, NodeInfo], object]
+
+
+class Disagreed(AssertionError):
+    """The spec and the impl function differ on a cluster (``objects``)."""
+
+    def __init__(self, found: list[Disagreement], objects: list[dict[str, Any]]) -> None:
+        from schedspec.checker.minimise import to_yaml
+
+        self.found = found
+        self.objects = objects
+        lines = [d.describe() for d in found]
+        super().__init__("\n".join(lines) + "\n---\n" + to_yaml(objects))
+
+
+def disagreements(
+    spec: LoadedSpec, definition: str, impl: ImplVerdict, cluster: Cluster
+) -> list[Disagreement]:
+    """Every (pending pod, node) of ``cluster`` where ``definition`` and ``impl`` differ."""
+    s = SpecState(spec, cluster)
+    i = ImplState(cluster)
+    found = []
+    for key in s.world.pending:
+        pod = i.pending.get(key)
+        if pod is None:
+            continue
+        p = s.world.pods[key]
+        for name, n in s.world.nodes.items():
+            want = s.call_pod_node(definition, p, n)
+            try:
+                got = impl(i, pod, i.by_name[name])
+            except Exception as err:  # the user's function crashing is a finding too
+                got = f"raised {type(err).__name__}: {err}"
+            if want != got or type(want) is not type(got):
+                found.append(Disagreement(definition, key, name, want, got))
+    return found
+
+
+def agree(
+    definition: str,
+    impl: ImplVerdict,
+    *,
+    spec: str | Path | LoadedSpec = "scheduler",
+    view: str | None = "scheduler",
+    examples: int = 100,
+    seed: int = 0,
+    strategy: st.SearchStrategy[list[dict[str, Any]]] | None = None,
+) -> None:
+    """Raise :class:`Disagreed` (shrunk) unless ``definition`` and ``impl`` agree on
+    ``examples`` generated clusters."""
+    loaded = spec if isinstance(spec, LoadedSpec) else load_spec(str(spec), view)
+    if not loaded.program.has(definition):
+        raise ValueError(f"{loaded.file}: no definition {definition!r}")
+    if strategy is None:
+        from schedspec.checker.strategies import cluster_objects
+
+        strategy = cluster_objects()
+
+    @hypothesis_seed(seed)
+    @settings(
+        max_examples=examples,
+        database=None,
+        deadline=None,
+        phases=(Phase.generate, Phase.shrink),
+        suppress_health_check=list(HealthCheck),
+        print_blob=False,
+    )
+    @given(strategy)
+    def run(objects: list[dict[str, Any]]) -> None:
+        try:
+            cluster = from_objects(objects)
+        except ManifestError:
+            return
+        found = disagreements(loaded, definition, impl, cluster)
+        if found:
+            raise Disagreed(found, objects)
+
+    run()
