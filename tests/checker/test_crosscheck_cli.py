@@ -1,4 +1,4 @@
-"""`schedspec crosscheck`: the table, --json, exit codes, counterexamples and regressions on disk."""
+"""`schedspec crosscheck`: the table, --json, exit codes, counterexamples, regressions."""
 
 from __future__ import annotations
 

@@ -44,7 +44,7 @@ def test_every_row_names_a_real_definition_and_impl_function(row: object) -> Non
 
 
 def test_every_pod_node_rule_of_the_real_spec_is_paired_or_explained() -> None:
-    """A definition ending in OK/Score over (p, n) is a rule; adding one without a seam row fails."""
+    """A definition ending in OK/Score over (p, n) is a rule; a new one needs a seam row."""
     spec = load_spec("scheduler")
     on_seam = {row.spec for row in SEAM}
     rules = {
