@@ -9,6 +9,7 @@ minimal cluster with both verdicts. ``--json`` prints ``{"examples", "disagreeme
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from typing import TYPE_CHECKING, TextIO
@@ -48,6 +49,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     cc.add_argument("--write-regressions", action="store_true",
                     help="also write a pytest file per counterexample (needs --out)")  # fmt: skip
     cc.add_argument("--no-shrink", action="store_true", help="report, don't shrink")
+    cc.add_argument("--oracle", choices=["kube"],
+                    help="also ask the real kube-scheduler v1.34.2 (oracle/)")  # fmt: skip
     cc.add_argument("--json", action="store_true", help="machine-readable output")
 
 
@@ -79,19 +82,27 @@ def run_crosscheck(args: argparse.Namespace, out: TextIO) -> int:
         raise UsageError("--write-regressions needs --out DIR")
     spec = "scheduler" if args.spec == "kube" else args.spec
     progress = _Progress(sys.stderr) if sys.stderr.isatty() and not args.json else None
-    try:
+    with contextlib.ExitStack() as stack:
+        checker = None
+        if args.oracle:
+            from schedspec.checker.differential import Checker
+            from schedspec.checker.oracle import Oracle
+
+            if spec == "textbook":
+                raise UsageError("--oracle kube judges the scheduler spec, not the textbook")
+            checker = Checker(spec, oracle=stack.enter_context(Oracle()))
+        if progress is not None:
+            stack.callback(progress.close)
         result = run_campaign(
             args.examples,
             args.seed,
             spec,
             nodes=args.nodes,
             pods=args.pods,
+            checker=checker,
             progress=progress,
             shrink=not args.no_shrink,
         )
-    finally:
-        if progress is not None:
-            progress.close()
     if args.out:
         write_counterexamples(
             result.counterexamples, args.out, regressions=args.write_regressions, spec=spec

@@ -89,6 +89,12 @@ def _image_sizes_differ(context: Context, d: Disagreement) -> bool:
     )
 
 
+def _refused_by_api_validation(context: Context, d: Disagreement) -> bool:
+    return isinstance(d.oracle, str) and (
+        "Invalid value" in d.oracle or "Required value" in d.oracle or "Unsupported" in d.oracle
+    )
+
+
 DECLARED: tuple[Declared, ...] = (
     Declared(
         "NodeResourcesFit.statusResources",
@@ -108,6 +114,15 @@ DECLARED: tuple[Declared, ...] = (
         "set of nodes with no arrival order, scores each node with its own reported size. They "
         "differ only when nodes report one image name with different sizes (multi-arch nodes)",
         _image_sizes_differ,
+    ),
+    Declared(
+        "Admitted.lenientValidation",
+        frozenset({"Admitted"}),
+        "schedspec's loader accepts a few shapes the API server's ValidatePodCreate refuses "
+        "(Gt/Lt with other than one value, an unknown selector operator such as the seed's "
+        '"Exits") so that what the scheduler would do with them can be studied; the real '
+        "scheduler is only ever shown validated objects, so the oracle refuses them",
+        _refused_by_api_validation,
     ),
 )
 """Every declared difference; ``docs/checker.md`` lists them with their reasons."""

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from schedspec.checker import declared as declared_mod
 from schedspec.checker.seam import SEAM, TEXTBOOK_SEAM, Pair
-from schedspec.cluster import Cluster
+from schedspec.cluster import Cluster, object_key
 from schedspec.impl.api.types import Pod
 from schedspec.impl.framework.cycle_state import CycleState
 from schedspec.impl.framework.runtime import Framework
@@ -226,6 +226,48 @@ def _run_pod(fwk: Framework, state_: ImplState, pod: Pod) -> _PodRun:
     return _PodRun(codes, feasible, scores, totals)
 
 
+# ------------------------------------------------------------------------------------ oracle
+
+
+_NA = object()  # the real scheduler has no answer for this comparison
+
+
+class OracleAnswer:
+    """The real kube-scheduler's ``score`` answer for one pod (``checker/oracle.py``), read
+    the way the seam reads impl: per-plugin codes without nominated pods (``Skip`` at PreFilter
+    is a pass), the framework's verdict and feasibility with them, normalised scores."""
+
+    def __init__(self, answer: Mapping[str, Any]) -> None:
+        self.codes = {
+            (f["plugin"], n["node"]): f["code"] for n in answer["nodes"] for f in n["filters"]
+        }
+        self.verdict = {n["node"]: n["verdict"]["code"] for n in answer["nodes"]}
+        self.feasible = frozenset(answer.get("feasible") or ())
+        self.scores = {row["node"]: row for row in answer.get("scores") or []}
+        self.best = frozenset(answer.get("max_score_nodes") or ())
+
+    def value(self, row: Pair | None, node: str | None) -> object:
+        if row is None:
+            return _NA
+        if row.point == "filter" and node is not None:
+            code = self.codes.get((row.plugin, node))
+            return _NA if code is None else code in ("Success", "Skip")
+        if row.point == "status" and node is not None:
+            return self.verdict.get(node, _NA)
+        if row.point == "feasible" and node is not None:
+            return node in self.feasible if node in self.verdict else _NA
+        if not self.scores:
+            return _NA  # fewer than two feasible nodes: kube-scheduler does not score
+        if row.point == "score" and node in self.scores:
+            plugins = {p["plugin"]: p["normalized"] for p in self.scores[node]["plugins"]}
+            return plugins.get(row.plugin, 0)
+        if row.point == "total" and node in self.scores:
+            return self.scores[node]["total"]
+        if row.point == "best":
+            return self.best
+        return _NA
+
+
 # ------------------------------------------------------------------------------------ checker
 
 
@@ -238,15 +280,21 @@ class Checker:
         self.textbook = self.spec.view.name == "textbook"
         self.oracle = oracle
         self.rows = [row for row in SEAM if row.point != "decision"]
+        self._by_name = {row.spec: row for row in self.rows}
+        self._asked: OracleAnswer | None = None
 
     def check(self, cluster: Cluster) -> ClusterCheck:
         out = ClusterCheck()
+        self._cluster_json: dict[str, Any] | None = None
         spec_state = SpecState(self.spec, cluster)
         impl_state = ImplState(cluster)
         world = spec_state.world
         context = declared_mod.Context(cluster)
+        deleting = {object_key(q) for q in cluster.pods if q["metadata"].get("deletionTimestamp")}
         for key in world.pending:
             p = world.pods[key]
+            if key in deleting:
+                continue  # being deleted: never scheduled (schedule_one.go skipPodSchedule)
             pod = impl_state.pending.get(key)
             out.checked["Pending"] += 1
             if pod is None:
@@ -257,9 +305,31 @@ class Checker:
                 continue  # another scheduler's pod
             if self.textbook:
                 self._check_textbook(out, context, spec_state, impl_state, fwk, key, p, pod)
-            else:
+                continue
+            if self.oracle is not None and not self._ask_oracle(out, context, cluster, key):
+                continue
+            try:
                 self._check_pod(out, context, spec_state, impl_state, fwk, key, p, pod)
+            finally:
+                self._asked = None
         return out
+
+    def _ask_oracle(
+        self, out: ClusterCheck, context: declared_mod.Context, cluster: Cluster, key: str
+    ) -> bool:
+        """Ask the real scheduler about ``key``; a refusal of a cluster schedspec accepted is
+        itself a disagreement (``Admitted``)."""
+        from schedspec.checker.oracle import OracleRequestError, cluster_json
+
+        out.checked["Admitted"] += 1
+        if self._cluster_json is None:
+            self._cluster_json = cluster_json(cluster)
+        try:
+            self._asked = OracleAnswer(self.oracle.score(self._cluster_json, key))
+        except OracleRequestError as err:
+            self._differ(out, context, "Admitted", key, None, True, True, oracle=str(err))
+            return False
+        return True
 
     def _check_textbook(
         self,
@@ -295,8 +365,9 @@ class Checker:
         node: str | None,
         spec: object,
         impl: object,
+        oracle: object = None,
     ) -> None:
-        d = Disagreement(predicate, pod, node, spec, impl)
+        d = Disagreement(predicate, pod, node, spec, impl, oracle)
         covering = declared_mod.covering(context, d)
         out.disagreements.append(d if covering is None else _declared(d, covering))
 
@@ -311,8 +382,14 @@ class Checker:
         impl: object,
     ) -> None:
         out.checked[predicate] += 1
-        if spec != impl or type(spec) is not type(impl):
-            self._differ(out, context, predicate, pod, node, _plain(spec), _plain(impl))
+        real = _NA if self._asked is None else self._asked.value(self._by_name.get(predicate), node)
+        if (
+            spec != impl
+            or type(spec) is not type(impl)
+            or (real is not _NA and (real != spec or type(real) is not type(spec)))
+        ):
+            third = None if real is _NA else _plain(real)
+            self._differ(out, context, predicate, pod, node, _plain(spec), _plain(impl), third)
 
     def _check_pod(
         self,
@@ -396,7 +473,7 @@ def _plain(value: object) -> object:
 
 
 def _declared(d: Disagreement, covering: str) -> Disagreement:
-    return Disagreement(d.predicate, d.pod, d.node, d.spec, d.impl, d.oracle, covering)
+    return replace(d, declared=covering)
 
 
 def _guard(

@@ -382,7 +382,7 @@ class Scheduler:
             self._fail(qpi, Failure([], err.status.message(), Code.ERROR))
             self._nominate(qpi, "")  # newFailureNominatingInfo: an error clears the nomination
             self._trace_cycle(fwk, state, qpi, None, "")
-            self._observe(CycleRecord(self.cycles, pod, (), error=err.status.message()))
+            self._observe(CycleRecord(self.cycles, pod, (), "", None, "", err.status.message()))
             return
         self._trace_cycle(fwk, state, qpi, None, host)
         self._observe(CycleRecord(self.cycles, pod, (), host))

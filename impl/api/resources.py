@@ -35,6 +35,7 @@ __all__ = [
     "non_zero_requests",
     "pod_requests",
     "resource_list",
+    "scoring_requests_without_pod_level",
 ]
 
 DEFAULT_MILLI_CPU_REQUEST = 100
@@ -140,3 +141,15 @@ def non_zero_requests(pod: Pod) -> dict[str, int]:
         defaults = {name: amount for name, amount in defaults.items() if name not in plain}
     agg = aggregate_container_requests(pod.containers, pod.init_containers, defaults)
     return _finish(pod, agg)
+
+
+def scoring_requests_without_pod_level(pod: Pod) -> dict[str, int]:
+    """The incoming pod's request vector as NodeResourcesFit's *scorer* computes it in v1.34.2:
+    missing cpu/memory container requests defaulted, and pod-level resources *skipped* — the
+    scorer that ``nodeResourceStrategyTypeMap`` builds (plugins/noderesources/fit.go) never
+    sets ``enablePodLevelResources`` (BalancedAllocation's does), so ``PodRequests`` runs with
+    ``SkipPodLevelResources``. Filtering and the node's own totals do honour pod-level requests."""
+    defaults = {CPU: DEFAULT_MILLI_CPU_REQUEST, MEMORY: DEFAULT_MEMORY_REQUEST}
+    requests = aggregate_container_requests(pod.containers, pod.init_containers, defaults)
+    _add(requests, pod.overhead)
+    return requests

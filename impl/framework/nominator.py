@@ -127,6 +127,10 @@ class NominationFollower:
         elif (spec.get("schedulerName") or "default-scheduler") not in self.schedulers:
             return
         elif event.type == "ADDED" or event.old is None:
-            self.nominator.add_nominated_pod(PodInfo(pod))
+            # upstream records a nomination only when the pod passes PreEnqueue into activeQ
+            # (scheduling_queue.go moveToActiveQ); a gated pod waits in unschedulablePods
+            # and reserves nothing
+            if not pod.scheduling_gates:
+                self.nominator.add_nominated_pod(PodInfo(pod))
         else:
             self.nominator.update_nominated_pod(pod_from_dict(event.old), PodInfo(pod))

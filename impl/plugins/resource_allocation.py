@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from schedspec.impl.api import Pod
-from schedspec.impl.api.resources import is_scalar_resource
+from schedspec.impl.api.resources import is_scalar_resource, scoring_requests_without_pod_level
 from schedspec.impl.errors import ConfigError
 from schedspec.impl.framework.helpers import go_div
 from schedspec.impl.framework.types import MAX_NODE_SCORE, NodeInfo
@@ -50,7 +50,8 @@ def parse_resources(raw: Sequence[Any], path: str) -> tuple[ResourceSpec, ...]:
 
 
 def pod_request_list(pod: Pod, resources: Sequence[ResourceSpec], use_requested: bool) -> list[int]:
-    reqs = pod.requests if use_requested else pod.non_zero_requests
+    # use_requested=False is NodeResourcesFit's scorer, which skips pod-level resources
+    reqs = pod.requests if use_requested else scoring_requests_without_pod_level(pod)
     return [reqs.get(name, 0) for name, _ in resources]
 
 

@@ -541,8 +541,12 @@ FiltersIn(p, n, W) ≝
   ∧ SpreadOKIn(p, n, W)
   ∧ InterPodAffinityOKIn(p, n, W)
 
+\* A gated pod's nomination reserves nothing: the queue records nominations
+\* only for pods that pass PreEnqueue into activeQ (backend/queue/
+\* scheduling_queue.go moveToActiveQ). Found by the three-way crosscheck.
 NominatedFor(p, n) ≝
   {q ∈ PendingPods : ∧ q.status.nominatedNodeName = NodeName(n)
+                     ∧ q.spec.schedulingGates = {}
                      ∧ Priority(q) ≥ Priority(p)
                      ∧ q.metadata.uid ≠ p.metadata.uid}
 
@@ -714,9 +718,15 @@ PodTopologySpreadScore(p, n) ≝
 \* resource_allocation.go; pkg/scheduler/framework/types.go (NonZeroRequested)
 NonZeroRequested(n, r) ≝ Sum(LAMBDA q : PodRequest(q, r, NonZeroDefaults), Snapshot[NodeName(n)])
 
+\* The incoming pod's request skips pod-level resources here: the scorer that
+\* fit.go's nodeResourceStrategyTypeMap builds never sets enablePodLevelResources
+\* (v1.34.2), so PodRequests runs with SkipPodLevelResources. Found by the
+\* three-way crosscheck against kube-scheduler itself.
+FitScoreRequest(p, r) ≝ ContainersRequest(p, r, NonZeroDefaults) + Get(p.spec.overhead, r)
+
 LeastAllocated(p, n, r) ≝
   LET alloc ≝ Allocatable(n, r)
-      req   ≝ NonZeroRequested(n, r) + PodRequest(p, r, NonZeroDefaults)
+      req   ≝ NonZeroRequested(n, r) + FitScoreRequest(p, r)
   IN  IF alloc = 0 ∨ req > alloc THEN 0 ELSE ((alloc - req) * 100) ÷ alloc
 
 NodeResourcesFitScore(p, n) ≝

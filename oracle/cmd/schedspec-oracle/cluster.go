@@ -61,6 +61,13 @@ func (c *cluster) objects() []runtime.Object {
 		objs = append(objs, o)
 	}
 	for _, o := range c.pods {
+		// kube-scheduler's pod informer lists with the field selector
+		// status.phase!=Succeeded,status.phase!=Failed (pkg/scheduler/scheduler.go,
+		// newPodInformer), so terminal pods never reach it. The fake clientset ignores field
+		// selectors; the API server's side of that selector is applied here.
+		if o.Status.Phase == v1.PodSucceeded || o.Status.Phase == v1.PodFailed {
+			continue
+		}
 		objs = append(objs, o)
 	}
 	return objs
