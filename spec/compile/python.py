@@ -30,10 +30,14 @@ from schedspec.spec.builtins import BUILTINS, CONSTANTS, Builtin, BuiltinError, 
 from schedspec.spec.errors import EvalError, SpecError
 from schedspec.spec.values import Closure, Fcn, Value, kind_of, render
 
-__all__ = ["Program", "UnsupportedNode", "compile_module"]
+__all__ = ["Probe", "Program", "UnsupportedNode", "compile_module"]
 
 Env = dict[str, Any]
 Fn = Callable[[Env], Value]
+# A coverage probe (spec/coverage.py): given the program, a node and its compiled closure, the
+# closure to use instead. Consulted at compile time only, so a program compiled without one runs
+# exactly the closures it always did.
+Probe = Callable[["Program", Any, Fn], Fn]
 
 
 class UnsupportedNode(SpecError):
@@ -103,8 +107,9 @@ class Program:
     definitions see their enclosing bindings and are not cached.
     """
 
-    def __init__(self, module: A.Module) -> None:
+    def __init__(self, module: A.Module, probe: Probe | None = None) -> None:
         self.module = module
+        self._probe = probe
         self.constants: dict[str, Value] = {}
         self._targets = {d.name: _Target(d) for d in module.definitions}
         self._closures: dict[int, Fn] = {}
@@ -149,6 +154,8 @@ class Program:
         if handler is None:
             raise UnsupportedNode(f"no Python handler for {type(node).__name__}")
         fn = handler(self, node, scope)
+        if self._probe is not None:
+            fn = self._probe(self, node, fn)
         self._closures[id(node)] = fn
         return fn
 
@@ -175,9 +182,12 @@ def _guard_recursion(body: Fn, env: Env, span: A.Span) -> Value:
         raise EvalError("evaluation recursed too deeply (recursive definition?)", span) from None
 
 
-def compile_module(module: A.Module, constants: Mapping[str, Value] | None = None) -> Program:
-    """Compile every definition of ``module``; ``constants`` are the view's free names."""
-    program = Program(module)
+def compile_module(
+    module: A.Module, constants: Mapping[str, Value] | None = None, *, probe: Probe | None = None
+) -> Program:
+    """Compile every definition of ``module``; ``constants`` are the view's free names.
+    ``probe`` instruments the closures (:func:`schedspec.spec.coverage.instrument`)."""
+    program = Program(module, probe)
     if constants:
         program.bind(constants)
     return program
