@@ -33,8 +33,6 @@ DECLARED_DIFFERENCES = MappingProxyType(
         "default constraint applies",
         "NodeResourcesFit.statusResources": "assigned pods are accounted with their spec "
         "requests; InPlacePodVerticalScaling status resources are not modelled",
-        "queue": "a FIFO-like queue ordered by the QueueSort plugin; unschedulable pods are "
-        "retried after any cluster event (no backoffQ, no QueueingHints: the next issue)",
         "preemption.parallelism": "the preemption dry run checks the potential nodes one at "
         "a time from the random offset (upstream: 16 at a time); the stop rule and the "
         "candidate order are upstream's, and the last tie-break is the first candidate in "
