@@ -358,11 +358,22 @@ SpreadValid(p, action) ≝
     "labelSelector" ∉ DOMAIN Spread(p)[i] ∨ SelectorValid(Spread(p)[i].labelSelector)
 
 \* Pods on m that constraint c counts: p's namespace, not terminating, selected.
+\* The count PreFilter takes from the snapshot skips an empty selector and
+\* terminating pods (common.go countPodsMatchSelector); pods added to or
+\* removed from W afterwards (nominated pods, preemption victims) go through
+\* AddPod/RemovePod (filtering.go updateWithPod), which check neither. Found
+\* by the crosscheck: a nominated pod counts against an empty selector.
 SpreadCount(p, c, m, W) ≝
-  IF SpreadSelectorEmpty(p, c) THEN 0
-  ELSE Cardinality({q ∈ On(W, m) : ∧ q.metadata.namespace = p.metadata.namespace
-                                   ∧ ¬Terminating(q)
-                                   ∧ SpreadSelects(p, c, Labels(q))})
+  LET snap    ≝ On(Snapshot, m)
+      base    ≝ IF SpreadSelectorEmpty(p, c) THEN 0
+                ELSE Cardinality({q ∈ snap : ∧ q.metadata.namespace = p.metadata.namespace
+                                             ∧ ¬Terminating(q)
+                                             ∧ SpreadSelects(p, c, Labels(q))})
+      added   ≝ {q ∈ On(W, m) \ snap : ∧ q.metadata.namespace = p.metadata.namespace
+                                      ∧ SpreadSelects(p, c, Labels(q))}
+      removed ≝ {q ∈ snap \ On(W, m) : ∧ q.metadata.namespace = p.metadata.namespace
+                                      ∧ SpreadSelects(p, c, Labels(q))}
+  IN  base + Cardinality(added) - Cardinality(removed)
 
 HasSpreadKeys(p, m, action) ≝
   ∀ i ∈ SpreadIndices(p, action) : Spread(p)[i].topologyKey ∈ DOMAIN Labels(m)
