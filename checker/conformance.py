@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
-from schedspec.checker.differential import Disagreement, ImplState, SpecState
+from schedspec.checker.differential import Disagreement, ImplState, SpecState, same
 from schedspec.cluster import Cluster, from_objects
 from schedspec.errors import ManifestError
 from schedspec.impl.api.types import Pod
@@ -65,7 +65,7 @@ def disagreements(
                 got = impl(i, pod, i.by_name[name])
             except Exception as err:  # the user's function crashing is a finding too
                 got = f"raised {type(err).__name__}: {err}"
-            if want != got or type(want) is not type(got):
+            if not same(want, got):
                 found.append(Disagreement(definition, key, name, want, got))
     return found
 

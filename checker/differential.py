@@ -44,7 +44,7 @@ from schedspec.spec.kube.views import bind_arguments
 from schedspec.spec.load import LoadedSpec, load_spec
 from schedspec.spec.values import Fcn, render
 
-__all__ = ["Checker", "ClusterCheck", "Disagreement", "ImplState", "SpecState"]
+__all__ = ["Checker", "ClusterCheck", "Disagreement", "ImplState", "SpecState", "same"]
 
 
 @dataclass(frozen=True)
@@ -137,9 +137,6 @@ class SpecState:
 
 
 # ------------------------------------------------------------------------------------ impl
-
-
-_FILTERS: Mapping[str, Callable[[ImplState, Pod, NodeInfo], bool]]
 
 
 class ImplState:
@@ -280,68 +277,92 @@ class Checker:
         self.textbook = self.spec.view.name == "textbook"
         self.oracle = oracle
         self.rows = [row for row in SEAM if row.point != "decision"]
-        self._by_name = {row.spec: row for row in self.rows}
-        self._asked: OracleAnswer | None = None
+        self.by_name = {row.spec: row for row in self.rows}
 
     def check(self, cluster: Cluster) -> ClusterCheck:
-        out = ClusterCheck()
-        self._cluster_json: dict[str, Any] | None = None
-        spec_state = SpecState(self.spec, cluster)
-        impl_state = ImplState(cluster)
-        world = spec_state.world
-        context = declared_mod.Context(cluster)
-        deleting = {object_key(q) for q in cluster.pods if q["metadata"].get("deletionTimestamp")}
+        run = _ClusterRun(self, cluster)
+        run.check()
+        return run.out
+
+
+class _ClusterRun:
+    """One cluster's comparisons: both sides' states, the counts, and the real scheduler's
+    answer for the pod being judged (when the checker has an oracle)."""
+
+    def __init__(self, checker: Checker, cluster: Cluster) -> None:
+        self.checker = checker
+        self.cluster = cluster
+        self.out = ClusterCheck()
+        self.context = declared_mod.Context(cluster)
+        self.s = SpecState(checker.spec, cluster)
+        self.i = ImplState(cluster)
+        self.asked: OracleAnswer | None = None
+        self.cluster_json: dict[str, Any] | None = None
+
+    def check(self) -> None:
+        world = self.s.world
+        deleting = {
+            object_key(q) for q in self.cluster.pods if q["metadata"].get("deletionTimestamp")
+        }
         for key in world.pending:
-            p = world.pods[key]
             if key in deleting:
                 continue  # being deleted: never scheduled (schedule_one.go skipPodSchedule)
-            pod = impl_state.pending.get(key)
-            out.checked["Pending"] += 1
+            pod = self.i.pending.get(key)
+            self.out.checked["Pending"] += 1
             if pod is None:
-                self._differ(out, context, "Pending", key, None, True, False)
+                self.differ("Pending", key, None, True, False)
                 continue
-            fwk = impl_state.framework(pod)
+            fwk = self.i.framework(pod)
             if fwk is None:
                 continue  # another scheduler's pod
-            if self.textbook:
-                self._check_textbook(out, context, spec_state, impl_state, fwk, key, p, pod)
-                continue
-            if self.oracle is not None and not self._ask_oracle(out, context, cluster, key):
-                continue
-            try:
-                self._check_pod(out, context, spec_state, impl_state, fwk, key, p, pod)
-            finally:
-                self._asked = None
-        return out
+            p = world.pods[key]
+            if self.checker.textbook:
+                self.check_textbook(fwk, key, p, pod)
+            elif self.checker.oracle is None or self.ask_oracle(key):
+                self.check_pod(fwk, key, p, pod)
+                self.asked = None
 
-    def _ask_oracle(
-        self, out: ClusterCheck, context: declared_mod.Context, cluster: Cluster, key: str
-    ) -> bool:
+    def ask_oracle(self, key: str) -> bool:
         """Ask the real scheduler about ``key``; a refusal of a cluster schedspec accepted is
         itself a disagreement (``Admitted``)."""
         from schedspec.checker.oracle import OracleRequestError, cluster_json
 
-        out.checked["Admitted"] += 1
-        if self._cluster_json is None:
-            self._cluster_json = cluster_json(cluster)
+        self.out.checked["Admitted"] += 1
+        if self.cluster_json is None:
+            self.cluster_json = cluster_json(self.cluster)
         try:
-            self._asked = OracleAnswer(self.oracle.score(self._cluster_json, key))
+            self.asked = OracleAnswer(self.checker.oracle.score(self.cluster_json, key))
         except OracleRequestError as err:
-            self._differ(out, context, "Admitted", key, None, True, True, oracle=str(err))
+            self.differ("Admitted", key, None, True, True, oracle=str(err))
             return False
         return True
 
-    def _check_textbook(
+    def differ(
         self,
-        out: ClusterCheck,
-        context: declared_mod.Context,
-        s: SpecState,
-        i: ImplState,
-        fwk: Framework,
-        key: str,
-        p: Fcn,
-        pod: Pod,
+        predicate: str,
+        pod: str,
+        node: str | None,
+        spec: object,
+        impl: object,
+        oracle: object = None,
     ) -> None:
+        d = Disagreement(predicate, pod, node, spec, impl, oracle)
+        covering = declared_mod.covering(self.context, d)
+        self.out.disagreements.append(d if covering is None else replace(d, declared=covering))
+
+    def compare(
+        self, predicate: str, pod: str, node: str | None, spec: object, impl: object
+    ) -> None:
+        self.out.checked[predicate] += 1
+        real = _NA
+        if self.asked is not None:
+            real = self.asked.value(self.checker.by_name.get(predicate), node)
+        if not same(spec, impl) or (real is not _NA and not same(real, spec)):
+            third = None if real is _NA else _plain(real)
+            self.differ(predicate, pod, node, _plain(spec), _plain(impl), third)
+
+    def check_textbook(self, fwk: Framework, key: str, p: Fcn, pod: Pod) -> None:
+        s, i = self.s, self.i
         run = _guard_run(fwk, i, pod)
         for spec_defs, impl_rows in TEXTBOOK_SEAM:
             label = " ∧ ".join(spec_defs)
@@ -354,110 +375,54 @@ class Checker:
                     )
                 else:
                     impl_value = _conjoin(_guard(_FILTERS[r], i, pod, ni) for r in impl_rows)
-                self._compare(out, context, label, key, name, spec_value, impl_value)
+                self.compare(label, key, name, spec_value, impl_value)
 
-    def _differ(
-        self,
-        out: ClusterCheck,
-        context: declared_mod.Context,
-        predicate: str,
-        pod: str,
-        node: str | None,
-        spec: object,
-        impl: object,
-        oracle: object = None,
-    ) -> None:
-        d = Disagreement(predicate, pod, node, spec, impl, oracle)
-        covering = declared_mod.covering(context, d)
-        out.disagreements.append(d if covering is None else _declared(d, covering))
-
-    def _compare(
-        self,
-        out: ClusterCheck,
-        context: declared_mod.Context,
-        predicate: str,
-        pod: str,
-        node: str | None,
-        spec: object,
-        impl: object,
-    ) -> None:
-        out.checked[predicate] += 1
-        real = _NA if self._asked is None else self._asked.value(self._by_name.get(predicate), node)
-        if (
-            spec != impl
-            or type(spec) is not type(impl)
-            or (real is not _NA and (real != spec or type(real) is not type(spec)))
-        ):
-            third = None if real is _NA else _plain(real)
-            self._differ(out, context, predicate, pod, node, _plain(spec), _plain(impl), third)
-
-    def _check_pod(
-        self,
-        out: ClusterCheck,
-        context: declared_mod.Context,
-        s: SpecState,
-        i: ImplState,
-        fwk: Framework,
-        key: str,
-        p: Fcn,
-        pod: Pod,
-    ) -> None:
+    def check_pod(self, fwk: Framework, key: str, p: Fcn, pod: Pod) -> None:
+        s, i = self.s, self.i
         nodes = s.world.nodes
-        for row in self.rows:
-            if row.point != "filter":
-                continue
-            impl_fn = _FILTERS[row.spec]
-            for name, n in nodes.items():
-                ni = i.by_name[name]
-                self._compare(
-                    out,
-                    context,
-                    row.spec,
-                    key,
-                    name,
-                    s.call(row.spec, p, n),
-                    _guard(impl_fn, i, pod, ni),
-                )
+        for row in self.checker.rows:
+            if row.point == "filter":
+                impl_fn = _FILTERS[row.spec]
+                for name, n in nodes.items():
+                    impl_value = _guard(impl_fn, i, pod, i.by_name[name])
+                    self.compare(row.spec, key, name, s.call(row.spec, p, n), impl_value)
         run = _guard_run(fwk, i, pod)
         if isinstance(run, _Raised):
-            self._compare(out, context, "Feasible", key, None, "answered", run)
+            self.compare("Feasible", key, None, "answered", run)
             return
+        spec_feasible = set()
         for name, n in nodes.items():
             code = run.codes[name]
-            self._compare(out, context, "NodeStatus", key, name, s.call("NodeStatus", p, n), code)
-            self._compare(
-                out, context, "Feasible", key, name, s.call("Feasible", p, n), code == "Success"
-            )
-        if not run.feasible or context.cluster.scheduler_config is not None:
+            feasible = s.call("Feasible", p, n)
+            if feasible is True:
+                spec_feasible.add(name)
+            self.compare("NodeStatus", key, name, s.call("NodeStatus", p, n), code)
+            self.compare("Feasible", key, name, feasible, code == "Success")
+        if not run.feasible or self.cluster.scheduler_config is not None:
             return
-        feasible = [ni.name for ni in run.feasible]
-        if {name for name, n in nodes.items() if s.call("Feasible", p, n) is True} != set(feasible):
+        feasible_names = [ni.name for ni in run.feasible]
+        if spec_feasible != set(feasible_names):
             return  # scores are normalised over the feasible nodes: Feasible differs already
-        for row in self.rows:
-            if row.point != "score":
-                continue
-            got = run.plugin_scores.get(row.plugin, [0] * len(feasible))
-            for idx, name in enumerate(feasible):
-                impl_value = got if isinstance(got, _Raised) else got[idx]
-                spec_value = s.call(row.spec, p, nodes[name])
-                self._compare(out, context, row.spec, key, name, spec_value, impl_value)
+        for row in self.checker.rows:
+            if row.point == "score":
+                got = run.plugin_scores.get(row.plugin, [0] * len(feasible_names))
+                for idx, name in enumerate(feasible_names):
+                    impl_value = got if isinstance(got, _Raised) else got[idx]
+                    self.compare(row.spec, key, name, s.call(row.spec, p, nodes[name]), impl_value)
         totals = run.totals
-        for idx, name in enumerate(feasible):
+        for idx, name in enumerate(feasible_names):
             impl_total = totals if isinstance(totals, _Raised) else totals[idx]
-            self._compare(
-                out,
-                context,
-                "Viability",
-                key,
-                name,
-                s.call("Viability", p, nodes[name]),
-                impl_total,
-            )
+            self.compare("Viability", key, name, s.call("Viability", p, nodes[name]), impl_total)
         if isinstance(totals, _Raised):
             return
         top = max(totals)
-        best_impl = frozenset(n for n, t in zip(feasible, totals, strict=True) if t == top)
-        self._compare(out, context, "Best", key, None, s.call("Best", p), best_impl)
+        best_impl = frozenset(n for n, t in zip(feasible_names, totals, strict=True) if t == top)
+        self.compare("Best", key, None, s.call("Best", p), best_impl)
+
+
+def same(a: object, b: object) -> bool:
+    """Two verdicts agree: equal and of the same type (``1`` is not ``TRUE``)."""
+    return a == b and type(a) is type(b)
 
 
 def _conjoin(values: Iterable[object]) -> object:
@@ -470,10 +435,6 @@ def _conjoin(values: Iterable[object]) -> object:
 
 def _plain(value: object) -> object:
     return render(value) if isinstance(value, Fcn) else value
-
-
-def _declared(d: Disagreement, covering: str) -> Disagreement:
-    return replace(d, declared=covering)
 
 
 def _guard(
@@ -490,7 +451,3 @@ def _guard_run(fwk: Framework, i: ImplState, pod: Pod) -> _PodRun | _Raised:
         return _run_pod(fwk, i, pod)
     except Exception as err:
         return _Raised(f"{type(err).__name__}: {err}")
-
-
-def row_for(name: str) -> Pair:
-    return next(row for row in SEAM if row.spec == name)

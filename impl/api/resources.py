@@ -30,12 +30,12 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_MEMORY_REQUEST",
     "DEFAULT_MILLI_CPU_REQUEST",
+    "fit_score_requests",
     "is_extended_resource",
     "is_scalar_resource",
     "non_zero_requests",
     "pod_requests",
     "resource_list",
-    "scoring_requests_without_pod_level",
 ]
 
 DEFAULT_MILLI_CPU_REQUEST = 100
@@ -143,12 +143,13 @@ def non_zero_requests(pod: Pod) -> dict[str, int]:
     return _finish(pod, agg)
 
 
-def scoring_requests_without_pod_level(pod: Pod) -> dict[str, int]:
+def fit_score_requests(pod: Pod) -> dict[str, int]:
     """The incoming pod's request vector as NodeResourcesFit's *scorer* computes it in v1.34.2:
     missing cpu/memory container requests defaulted, and pod-level resources *skipped* — the
     scorer that ``nodeResourceStrategyTypeMap`` builds (plugins/noderesources/fit.go) never
     sets ``enablePodLevelResources`` (BalancedAllocation's does), so ``PodRequests`` runs with
-    ``SkipPodLevelResources``. Filtering and the node's own totals do honour pod-level requests."""
+    ``SkipPodLevelResources``. Filtering and the node's own totals do honour pod-level requests.
+    The spec's twin is ``FitScoreRequest``."""
     defaults = {CPU: DEFAULT_MILLI_CPU_REQUEST, MEMORY: DEFAULT_MEMORY_REQUEST}
     requests = aggregate_container_requests(pod.containers, pod.init_containers, defaults)
     _add(requests, pod.overhead)

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from schedspec.impl.api import Pod
-from schedspec.impl.api.resources import is_scalar_resource, scoring_requests_without_pod_level
+from schedspec.impl.api.resources import fit_score_requests, is_scalar_resource
 from schedspec.impl.errors import ConfigError
 from schedspec.impl.framework.helpers import go_div
 from schedspec.impl.framework.types import MAX_NODE_SCORE, NodeInfo
@@ -51,7 +51,7 @@ def parse_resources(raw: Sequence[Any], path: str) -> tuple[ResourceSpec, ...]:
 
 def pod_request_list(pod: Pod, resources: Sequence[ResourceSpec], use_requested: bool) -> list[int]:
     # use_requested=False is NodeResourcesFit's scorer, which skips pod-level resources
-    reqs = pod.requests if use_requested else scoring_requests_without_pod_level(pod)
+    reqs = pod.requests if use_requested else fit_score_requests(pod)
     return [reqs.get(name, 0) for name, _ in resources]
 
 
