@@ -101,6 +101,13 @@ class CampaignResult:
             "disagreements": len(self.undeclared),
             "declared": len(self.disagreements) - len(self.undeclared),
             "by_predicate": self.by_predicate(),
+            "agreement": {
+                pair: {
+                    predicate: {"agreed": a, "compared": n, "rate": round(a / n, 6)}
+                    for predicate, (a, n) in rows.items()
+                }
+                for pair, rows in self.totals.agreement.table().items()
+            },
             "counterexamples": [
                 {
                     "predicate": c.predicate,

@@ -51,6 +51,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     cc.add_argument("--no-shrink", action="store_true", help="report, don't shrink")
     cc.add_argument("--oracle", choices=["kube"],
                     help="also ask the real kube-scheduler v1.34.2 (oracle/)")  # fmt: skip
+    cc.add_argument("--textbook", default="textbook", metavar="SPEC",
+                    help="with --oracle: the seed spec also judged against the real scheduler "
+                    "(default textbook; a .tla path for a repaired one)")  # fmt: skip
     cc.add_argument("--json", action="store_true", help="machine-readable output")
 
 
@@ -90,7 +93,8 @@ def run_crosscheck(args: argparse.Namespace, out: TextIO) -> int:
 
             if spec == "textbook":
                 raise UsageError("--oracle kube judges the scheduler spec, not the textbook")
-            checker = Checker(spec, oracle=stack.enter_context(Oracle()))
+            oracle = stack.enter_context(Oracle())
+            checker = Checker(spec, oracle=oracle, textbook=args.textbook)
         if progress is not None:
             stack.callback(progress.close)
         result = run_campaign(
@@ -130,8 +134,35 @@ def _print(result: CampaignResult, out: TextIO) -> None:
             f"{predicate:<{width}}  {row['checked']:>9}  {row['disagreements']:>7}  "
             f"{row['declared']:>8}  {row['clusters']:>8}\n"
         )
+    table = result.totals.agreement.table()
+    if len(table) > 1:  # the real scheduler answered: agreement per pair of witnesses
+        _print_agreement(table, out)
     undeclared = len(result.undeclared)
     declared = len(result.disagreements) - undeclared
     out.write(f"\n{undeclared} undeclared disagreement(s), {declared} declared\n")
     for c in result.counterexamples:
         out.write("\n" + c.describe())
+
+
+def _print_agreement(table: dict[str, dict[str, tuple[int, int]]], out: TextIO) -> None:
+    """Agreement per predicate: spec, impl and the real scheduler pairwise, then the seed spec's
+    rules against the real scheduler's (its own table: its rules split differently)."""
+    three = [pair for pair in table if pair != "textbook↔real"]
+    _agreement_table(table, three, "agreement", out)
+    if "textbook↔real" in table:
+        _agreement_table(table, ["textbook↔real"], "the seed spec against the real scheduler", out)
+
+
+def _agreement_table(
+    table: dict[str, dict[str, tuple[int, int]]], pairs: list[str], title: str, out: TextIO
+) -> None:
+    predicates = sorted({p for pair in pairs for p in table[pair]})
+    width = max([len(p) for p in predicates] + [9])
+    out.write(f"\n{title}\n{'predicate':<{width}}" + "".join(f"  {p:>15}" for p in pairs))
+    out.write("\n")
+    for predicate in predicates:
+        cells = []
+        for pair in pairs:
+            agreed, n = table[pair].get(predicate, (0, 0))
+            cells.append(f"{100 * agreed / n:>14.3f}%" if n else f"{'–':>15}")
+        out.write(f"{predicate:<{width}}" + "".join(f"  {c}" for c in cells) + "\n")

@@ -51,6 +51,8 @@ _RESOURCE_VERDICTS = frozenset(
         "BalancedAllocationScore",
         "Viability",
         "Best",
+        "Schedulable",
+        "Decision",
     }
 )
 
@@ -107,7 +109,7 @@ DECLARED: tuple[Declared, ...] = (
     ),
     Declared(
         "ImageLocality.firstReportedSize",
-        frozenset({"ImageLocalityScore", "Viability", "Best"}),
+        frozenset({"ImageLocalityScore", "Viability", "Best", "Decision"}),
         "kube-scheduler's cache keeps one size per image name, the sizeBytes of the first node "
         "that reported it (pkg/scheduler/backend/cache/cache.go addNodeImageStates), and every "
         "node's ImageLocality score uses that size; impl does the same. scheduler.tla, over a "

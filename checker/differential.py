@@ -44,7 +44,21 @@ from schedspec.spec.kube.views import bind_arguments
 from schedspec.spec.load import LoadedSpec, load_spec
 from schedspec.spec.values import Fcn, render
 
-__all__ = ["Checker", "ClusterCheck", "Disagreement", "ImplState", "SpecState", "same"]
+__all__ = [
+    "PAIRS",
+    "Agreement",
+    "Checker",
+    "ClusterCheck",
+    "Disagreement",
+    "ImplState",
+    "SpecState",
+    "same",
+]
+
+PAIRS = ("spec↔impl", "spec↔real", "impl↔real", "textbook↔real")
+"""The pairs of witnesses the checker tallies agreement for: ``spec`` is the spec checked
+(``scheduler.tla`` unless told otherwise), ``real`` the kube-scheduler behind the oracle,
+``textbook`` the seed spec, asked alongside when the checker has both an oracle and it."""
 
 
 @dataclass(frozen=True)
@@ -78,9 +92,37 @@ def _show(value: object) -> str:
 
 
 @dataclass
+class Agreement:
+    """How often two witnesses gave the same answer, per (pair, predicate): every comparison
+    counts, declared differences included (they are differences all the same)."""
+
+    compared: Counter[tuple[str, str]] = field(default_factory=Counter)
+    agreed: Counter[tuple[str, str]] = field(default_factory=Counter)
+
+    def add(self, pair: str, predicate: str, agree: bool) -> None:
+        self.compared[pair, predicate] += 1
+        if agree:
+            self.agreed[pair, predicate] += 1
+
+    def merge(self, other: Agreement) -> None:
+        self.compared.update(other.compared)
+        self.agreed.update(other.agreed)
+
+    def table(self) -> dict[str, dict[str, tuple[int, int]]]:
+        """pair → predicate → (agreed, compared), pairs in :data:`PAIRS` order."""
+        rows: dict[str, dict[str, tuple[int, int]]] = {}
+        for pair in PAIRS:
+            for (p, predicate), n in sorted(self.compared.items()):
+                if p == pair:
+                    rows.setdefault(pair, {})[predicate] = (self.agreed[p, predicate], n)
+        return rows
+
+
+@dataclass
 class ClusterCheck:
     checked: Counter[str] = field(default_factory=Counter)
     disagreements: list[Disagreement] = field(default_factory=list)
+    agreement: Agreement = field(default_factory=Agreement)
 
     @property
     def undeclared(self) -> list[Disagreement]:
@@ -89,6 +131,7 @@ class ClusterCheck:
     def merge(self, other: ClusterCheck) -> None:
         self.checked.update(other.checked)
         self.disagreements.extend(other.disagreements)
+        self.agreement.merge(other.agreement)
 
 
 class _Raised:
@@ -264,6 +307,13 @@ class OracleAnswer:
             return self.best
         return _NA
 
+    def decision(self) -> frozenset[str]:
+        """Where the cycle may bind the pod: the nodes of highest total, the only feasible node
+        (kube-scheduler does not score one), or none."""
+        if len(self.feasible) < 2:
+            return self.feasible
+        return self.best
+
 
 # ------------------------------------------------------------------------------------ checker
 
@@ -272,12 +322,22 @@ class Checker:
     """Compares ``spec`` (a bundled name or a path) with the operational scheduler on clusters.
     Load once, check many: the spec is parsed and compiled here."""
 
-    def __init__(self, spec: str | LoadedSpec = "scheduler", oracle: Any = None) -> None:
+    def __init__(
+        self,
+        spec: str | LoadedSpec = "scheduler",
+        oracle: Any = None,
+        *,
+        textbook: str | LoadedSpec | None = None,
+    ) -> None:
         self.spec = load_spec(spec) if isinstance(spec, str) else spec
         self.textbook = self.spec.view.name == "textbook"
         self.oracle = oracle
         self.rows = [row for row in SEAM if row.point != "decision"]
         self.by_name = {row.spec: row for row in self.rows}
+        # the seed spec, judged against the real scheduler's answers only (it is known wrong)
+        self.also_textbook: LoadedSpec | None = None
+        if textbook is not None and oracle is not None and not self.textbook:
+            self.also_textbook = load_spec(textbook) if isinstance(textbook, str) else textbook
 
     def check(self, cluster: Cluster) -> ClusterCheck:
         run = _ClusterRun(self, cluster)
@@ -296,6 +356,9 @@ class _ClusterRun:
         self.context = declared_mod.Context(cluster)
         self.s = SpecState(checker.spec, cluster)
         self.i = ImplState(cluster)
+        self.t: SpecState | None = None
+        if checker.also_textbook is not None:
+            self.t = SpecState(checker.also_textbook, cluster)
         self.asked: OracleAnswer | None = None
         self.cluster_json: dict[str, Any] | None = None
 
@@ -320,6 +383,8 @@ class _ClusterRun:
                 self.check_textbook(fwk, key, p, pod)
             elif self.checker.oracle is None or self.ask_oracle(key):
                 self.check_pod(fwk, key, p, pod)
+                if self.t is not None and self.asked is not None:
+                    self.check_textbook_real(key, self.asked)
                 self.asked = None
 
     def ask_oracle(self, key: str) -> bool:
@@ -328,14 +393,17 @@ class _ClusterRun:
         from schedspec.checker.oracle import OracleRequestError, cluster_json
 
         self.out.checked["Admitted"] += 1
+        self.asked = None
         if self.cluster_json is None:
             self.cluster_json = cluster_json(self.cluster)
         try:
             self.asked = OracleAnswer(self.checker.oracle.score(self.cluster_json, key))
         except OracleRequestError as err:
             self.differ("Admitted", key, None, True, True, oracle=str(err))
-            return False
-        return True
+        admitted = self.asked is not None
+        for pair in ("spec↔impl", "spec↔real", "impl↔real"):
+            self.out.agreement.add(pair, "Admitted", pair == "spec↔impl" or admitted)
+        return admitted
 
     def differ(
         self,
@@ -351,15 +419,51 @@ class _ClusterRun:
         self.out.disagreements.append(d if covering is None else replace(d, declared=covering))
 
     def compare(
-        self, predicate: str, pod: str, node: str | None, spec: object, impl: object
+        self,
+        predicate: str,
+        pod: str,
+        node: str | None,
+        spec: object,
+        impl: object,
+        real: object = None,
     ) -> None:
+        """One comparison: spec and impl, and the real scheduler's answer when it has one
+        (``real``, else read from the oracle's answer through the seam row)."""
         self.out.checked[predicate] += 1
-        real = _NA
-        if self.asked is not None:
-            real = self.asked.value(self.checker.by_name.get(predicate), node)
+        if real is None:
+            real = _NA
+            if self.asked is not None:
+                real = self.asked.value(self.checker.by_name.get(predicate), node)
+        tally = self.out.agreement.add
+        tally("spec↔impl", predicate, same(spec, impl))
+        if real is not _NA:
+            tally("spec↔real", predicate, same(spec, real))
+            tally("impl↔real", predicate, same(impl, real))
         if not same(spec, impl) or (real is not _NA and not same(real, spec)):
             third = None if real is _NA else _plain(real)
             self.differ(predicate, pod, node, _plain(spec), _plain(impl), third)
+
+    def check_textbook_real(self, key: str, real: OracleAnswer) -> None:
+        """The seed spec against the real scheduler's answer for ``key``: each
+        ``TEXTBOOK_SEAM`` row on every node, and whether any node is feasible. Only tallied:
+        the textbook's differences are the divergence catalogue's (``docs/divergences.md``)."""
+        assert self.t is not None
+        p = self.t.world.pods.get(key)
+        if p is None:
+            return
+        tally = self.out.agreement.add
+        schedulable: object = False
+        for spec_defs, impl_rows in TEXTBOOK_SEAM:
+            label = " ∧ ".join(spec_defs)
+            for name, n in self.t.world.nodes.items():
+                answer = _conjoin(real.value(self.checker.by_name[r], name) for r in impl_rows)
+                if answer is _NA:
+                    continue
+                value = _conjoin(self.t.call_pod_node(d, p, n) for d in spec_defs)
+                tally("textbook↔real", label, same(value, answer))
+                if label == "Filter" and value is True:
+                    schedulable = True
+        tally("textbook↔real", "Schedulable", same(schedulable, bool(real.feasible)))
 
     def check_textbook(self, fwk: Framework, key: str, p: Fcn, pod: Pod) -> None:
         s, i = self.s, self.i
@@ -398,11 +502,25 @@ class _ClusterRun:
                 spec_feasible.add(name)
             self.compare("NodeStatus", key, name, s.call("NodeStatus", p, n), code)
             self.compare("Feasible", key, name, feasible, code == "Success")
-        if not run.feasible or self.cluster.scheduler_config is not None:
-            return
+        real_feasible = _NA if self.asked is None else bool(self.asked.feasible)
+        self.compare(
+            "Schedulable", key, None, bool(spec_feasible), bool(run.feasible), real_feasible
+        )
+        if self.cluster.scheduler_config is not None:
+            return  # the spec's weights are the default profile's
         feasible_names = [ni.name for ni in run.feasible]
-        if spec_feasible != set(feasible_names):
-            return  # scores are normalised over the feasible nodes: Feasible differs already
+        spec_best = s.call("Best", p) if spec_feasible else frozenset()
+        if run.feasible and spec_feasible == set(feasible_names):
+            # scores are normalised over the feasible nodes: compared when both sides agree on them
+            self.check_scores(key, p, run, feasible_names, spec_best)
+        impl_best = _best(run, feasible_names)
+        real_best = _NA if self.asked is None else self.asked.decision()
+        self.compare("Decision", key, None, spec_best, impl_best, real_best)
+
+    def check_scores(
+        self, key: str, p: Fcn, run: _PodRun, feasible_names: list[str], spec_best: object
+    ) -> None:
+        s, nodes = self.s, self.s.world.nodes
         for row in self.checker.rows:
             if row.point == "score":
                 got = run.plugin_scores.get(row.plugin, [0] * len(feasible_names))
@@ -413,11 +531,18 @@ class _ClusterRun:
         for idx, name in enumerate(feasible_names):
             impl_total = totals if isinstance(totals, _Raised) else totals[idx]
             self.compare("Viability", key, name, s.call("Viability", p, nodes[name]), impl_total)
-        if isinstance(totals, _Raised):
-            return
-        top = max(totals)
-        best_impl = frozenset(n for n, t in zip(feasible_names, totals, strict=True) if t == top)
-        self.compare("Best", key, None, s.call("Best", p), best_impl)
+        if not isinstance(totals, _Raised):
+            self.compare("Best", key, None, spec_best, _best(run, feasible_names))
+
+
+def _best(run: _PodRun, feasible_names: list[str]) -> object:
+    """Where the cycle may bind the pod: the feasible nodes of highest total (selectHost
+    breaks the tie at random), none when no node is feasible."""
+    totals = run.totals
+    if not feasible_names or isinstance(totals, _Raised):
+        return frozenset() if not feasible_names else totals
+    top = max(totals)
+    return frozenset(n for n, t in zip(feasible_names, totals, strict=True) if t == top)
 
 
 def same(a: object, b: object) -> bool:
