@@ -84,6 +84,22 @@ def test_a_broken_plugin_is_caught_at_the_framework_level(
     }
     assert ("NodeStatus", "gpu-1", "UnschedulableAndUnresolvable", "Success") in found
     assert ("Feasible", "gpu-1", False, True) in found
+    # the decision too: the pod may land on the tainted node as well
+    assert ("Decision", None, frozenset({"cpu-1"}), frozenset({"cpu-1", "gpu-1"})) in found
+
+
+def test_agreement_is_tallied_per_comparison(
+    checker: Checker, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(taint_toleration, "fits", lambda pod, node: True)
+    check = checker.check(cluster.loads(TAINTED))
+    table = check.agreement.table()
+    assert list(table) == ["spec↔impl"]  # no oracle: no real scheduler to agree with
+    assert table["spec↔impl"]["TaintsOK"] == (1, 2)
+    assert table["spec↔impl"]["FitOK"] == (2, 2)
+    assert {p: n for p, (_, n) in table["spec↔impl"].items()} == {
+        p: n for p, n in check.checked.items() if p != "Pending"
+    }
 
 
 def test_a_broken_score_is_caught_per_node(
