@@ -498,11 +498,23 @@ PodAntiAffinityOKIn(p, n, W) ≝
 ExistingAntiAffinityOKIn(p, n, W) ≝
   ∀ k ∈ DOMAIN Labels(n) : Domain(n, k) ∉ ExistingAntiAffinityDomains(p, W)
 
+\* PreFilter returns Skip when, on the snapshot, no existing pod's required
+\* anti-affinity selects p and p has no required terms of its own; the Filter
+\* and the AddPod/RemovePod extensions are then not run, so pods nominated
+\* to n (or removed by preemption) cannot make the plugin reject p. Found by
+\* the 100,000-cluster crosscheck (a nominated pod whose anti-affinity
+\* selects every pod).
+InterPodAffinitySkipped(p) ≝
+  ∧ ExistingAntiAffinityDomains(p, Snapshot) = {}
+  ∧ AffinityTerms(p, "podAffinity") = {}
+  ∧ AffinityTerms(p, "podAntiAffinity") = {}
+
 InterPodAffinityOKIn(p, n, W) ≝
   ∧ AffinityTermsValid(p)
-  ∧ PodAffinityOKIn(p, n, W)
-  ∧ PodAntiAffinityOKIn(p, n, W)
-  ∧ ExistingAntiAffinityOKIn(p, n, W)
+  ∧ ∨ InterPodAffinitySkipped(p)
+    ∨ ∧ PodAffinityOKIn(p, n, W)
+      ∧ PodAntiAffinityOKIn(p, n, W)
+      ∧ ExistingAntiAffinityOKIn(p, n, W)
 
 \* Witnesses for explanations: the pods that repel p from n, found per
 \* topology domain (all pods grouped once per topology key).
