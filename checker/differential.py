@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from schedspec.checker import declared as declared_mod
+from schedspec.checker.preemption import dry_run
 from schedspec.checker.seam import SEAM, TEXTBOOK_SEAM, Pair
 from schedspec.cluster import Cluster, object_key
 from schedspec.impl.api.types import Pod
@@ -227,29 +228,31 @@ class _PodRun:
     feasible: list[NodeInfo]
     plugin_scores: dict[str, list[int] | _Raised]
     totals: list[int] | _Raised
+    state: CycleState  # after PreFilter, as PostFilter gets it
+    statuses: dict[str, Status | None]  # node → Filter status (None: success)
 
 
 def _status_code(status: Status | None) -> str:
-    return "Success" if status is None else status.code_name
+    if status is None:
+        return "Success"
+    return "Error" if status.code is Code.ERROR else status.code_name
 
 
 def _run_pod(fwk: Framework, state_: ImplState, pod: Pod) -> _PodRun:
     state = CycleState()
     nodes = state_.nodes
     result, status, _ = fwk.run_pre_filter_plugins(state, pod, nodes)
-    codes: dict[str, str] = {}
+    statuses: dict[str, Status | None] = {}
     if status is not None:
-        code = status.code_name if status.code is not Code.ERROR else "Error"
-        codes = {ni.name: code for ni in nodes}
+        statuses = dict.fromkeys((ni.name for ni in nodes), status)
     else:
         allowed = None if result is None or result.node_names is None else result.node_names
         for ni in nodes:
             if allowed is not None and ni.name not in allowed:
-                codes[ni.name] = "UnschedulableAndUnresolvable"
+                statuses[ni.name] = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
                 continue
-            codes[ni.name] = _status_code(
-                fwk.run_filter_plugins_with_nominated_pods(state, pod, ni)
-            )
+            statuses[ni.name] = fwk.run_filter_plugins_with_nominated_pods(state, pod, ni)
+    codes = {name: _status_code(st) for name, st in statuses.items()}
     feasible = [ni for ni in nodes if codes[ni.name] == "Success"]
     scores: dict[str, list[int] | _Raised] = {}
     totals: list[int] | _Raised = []
@@ -263,7 +266,7 @@ def _run_pod(fwk: Framework, state_: ImplState, pod: Pod) -> _PodRun:
                 scores[pl.name()] = _Raised(err.message()) if err is not None else got
             sums, err = fwk.run_score_plugins(state, pod, feasible)
             totals = _Raised(err.message()) if err is not None else sums
-    return _PodRun(codes, feasible, scores, totals)
+    return _PodRun(codes, feasible, scores, totals, state, statuses)
 
 
 # ------------------------------------------------------------------------------------ oracle
@@ -507,7 +510,8 @@ class _ClusterRun:
             "Schedulable", key, None, bool(spec_feasible), bool(run.feasible), real_feasible
         )
         if self.cluster.scheduler_config is not None:
-            return  # the spec's weights are the default profile's
+            return  # the spec's weights and arguments are the default profile's
+        self.check_preemption(fwk, key, p, pod, run)
         feasible_names = [ni.name for ni in run.feasible]
         spec_best = s.call("Best", p) if spec_feasible else frozenset()
         if run.feasible and spec_feasible == set(feasible_names):
@@ -516,6 +520,28 @@ class _ClusterRun:
         impl_best = _best(run, feasible_names)
         real_best = _NA if self.asked is None else self.asked.decision()
         self.compare("Decision", key, None, spec_best, impl_best, real_best)
+
+    def check_preemption(self, fwk: Framework, key: str, p: Fcn, pod: Pod, run: _PodRun) -> None:
+        """DefaultPreemption's dry run after this cycle against the spec's preemption rules."""
+        s = self.s
+        try:
+            impl = dry_run(fwk, run.state, pod, self.i.nodes, run.statuses)
+        except Exception as err:  # an impl crash is a finding
+            raised = _Raised(f"{type(err).__name__}: {err}")
+            self.compare("PreemptionNodes", key, None, s.call("PreemptionNodes", p), raised)
+            return
+        if impl is None:
+            return  # a profile without DefaultPreemption
+        self.compare("EligibleToPreempt", key, None, s.call("EligibleToPreempt", p), impl.eligible)
+        for name, n in s.world.nodes.items():
+            candidate = s.call("PreemptionCandidate", p, n)
+            self.compare("PreemptionCandidate", key, name, candidate, name in impl.candidates)
+            if candidate is True and name in impl.candidates:
+                victims, violations = impl.candidates[name]
+                self.compare("Victims", key, name, _pod_keys(s.call("Victims", p, n)), victims)
+                spec_violations = s.call("NumPDBViolations", p, n)
+                self.compare("NumPDBViolations", key, name, spec_violations, violations)
+        self.compare("PreemptionNodes", key, None, s.call("PreemptionNodes", p), impl.nodes)
 
     def check_scores(
         self, key: str, p: Fcn, run: _PodRun, feasible_names: list[str], spec_best: object
@@ -533,6 +559,13 @@ class _ClusterRun:
             self.compare("Viability", key, name, s.call("Viability", p, nodes[name]), impl_total)
         if not isinstance(totals, _Raised):
             self.compare("Best", key, None, spec_best, _best(run, feasible_names))
+
+
+def _pod_keys(pods: object) -> object:
+    """A spec set of pod records as ``ns/name`` keys (an error answer unchanged)."""
+    if not isinstance(pods, frozenset):
+        return pods
+    return frozenset(f"{q['metadata']['namespace']}/{q['metadata']['name']}" for q in pods)
 
 
 def _best(run: _PodRun, feasible_names: list[str]) -> object:

@@ -15,6 +15,9 @@ sides. ``point`` says how the two sides are compared:
   (``Framework.run_score_plugin``) against the spec's ``…Score(p, n)``;
 - ``total``/``best``: the weighted sum (``Framework.run_score_plugins``) against ``Viability``, and
   its argmax set against ``Best``;
+- ``preemption``: DefaultPreemption's policy functions on the same cycle's statuses, nothing
+  evicted (:mod:`schedspec.checker.preemption`): eligibility, each Unschedulable node's victims
+  and PDB violations, and the nodes preemption may nominate;
 - ``decision``: judged on real scheduling runs by :mod:`schedspec.checker.properties`, not per node.
 
 Plugins without a partner and spec definitions without a partner are listed with the reason, so a
@@ -39,6 +42,8 @@ class Pair:
 
 _P = "schedspec.impl.plugins."
 _FW = "schedspec.impl.framework.runtime.Framework."
+_DP = _P + "default_preemption.DefaultPreemption."
+_EV = "schedspec.impl.preemption.evaluator.Evaluator."
 
 SEAM: tuple[Pair, ...] = (
     # ---- one Filter plugin at a time, on the snapshot
@@ -73,10 +78,20 @@ SEAM: tuple[Pair, ...] = (
     Pair("ImageLocalityScore", "ImageLocality", "score", _FW + "run_score_plugin"),
     Pair("Viability", "*", "total", _FW + "run_score_plugins"),
     Pair("Best", "*", "best", _FW + "run_score_plugins"),
+    # ---- DefaultPreemption's dry run, per pod and node (checker/preemption.py)
+    Pair(
+        "EligibleToPreempt",
+        "DefaultPreemption",
+        "preemption",
+        _DP + "pod_eligible_to_preempt_others",
+    ),
+    Pair("PreemptionCandidate", "DefaultPreemption", "preemption", _DP + "select_victims_on_node"),
+    Pair("Victims", "DefaultPreemption", "preemption", _DP + "select_victims_on_node"),
+    Pair("NumPDBViolations", "DefaultPreemption", "preemption", _DP + "select_victims_on_node"),
+    Pair("PreemptionNodes", "DefaultPreemption", "preemption", _EV + "select_candidate"),
     # ---- preemption, judged on scheduling runs (checker/properties.py)
     Pair("ValidVictims", "DefaultPreemption", "decision", _P + "default_preemption"),
     Pair("MinimalVictims", "DefaultPreemption", "decision", _P + "default_preemption"),
-    Pair("PreemptionNodes", "DefaultPreemption", "decision", _P + "default_preemption"),
 )
 
 TEXTBOOK_SEAM: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
@@ -118,10 +133,7 @@ UNPAIRED_DEFINITIONS = MappingProxyType(
         "FeasibleIn": "helper; Feasible is paired",
         "FilterStatusIn": "one pass of NodeStatus; NodeStatus is paired",
         "NodeStatusIn": "helper; NodeStatus is paired",
-        "Victims": "inside ValidVictims/MinimalVictims (checker/properties.py)",
         "SelectVictims": "inside Victims",
-        "PreemptionCandidate": "inside PreemptionNodes",
-        "NumPDBViolations": "a PreemptionNodes tie-break",
         "HighestVictimPriority": "a PreemptionNodes tie-break",
         "VictimPrioritySum": "a PreemptionNodes tie-break",
         "EarliestStartOfHighest": "a PreemptionNodes tie-break",

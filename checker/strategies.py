@@ -667,7 +667,76 @@ def _at_the_boundary(ch: _Choices, pod: Obj, free: Mapping[str, Mapping[str, int
     if not resources:
         return
     resource = ch.one(resources)
-    amount = max(0, free[node][resource] + ch.one((0, 1, -1)))
+    _only_request(pod, resource, max(0, free[node][resource] + ch.one((0, 1, -1))))
+
+
+def _priority_of(pod: Obj, classes: Sequence[Obj]) -> int:
+    """The priority admission gives ``pod`` (explicit, its class's, the global default's, 0)."""
+    spec = pod["spec"]
+    if "priority" in spec:
+        return int(spec["priority"])
+    values = {pc["metadata"]["name"]: int(pc["value"]) for pc in classes}
+    if "priorityClassName" in spec:
+        return values.get(spec["priorityClassName"], 0)
+    return next((int(pc["value"]) for pc in classes if pc.get("globalDefault")), 0)
+
+
+def _by_preemption(
+    ch: _Choices,
+    pod: Obj,
+    free: Mapping[str, Mapping[str, int]],
+    bound: Sequence[Obj],
+    classes: Sequence[Obj],
+    nodes: Mapping[str, Obj],
+) -> None:
+    """Make the pod fit a node only once some of its pods are gone: a priority just above (or,
+    for a tie, equal to) the highest there, and one resource request of the free capacity plus
+    what a few lower-priority pods there request (or one unit more or less) — so DefaultPreemption
+    has candidates, victims to choose and reprieves to grant."""
+    running = [q for q in bound if q["status"]["phase"] not in ("Succeeded", "Failed")]
+    if not running:
+        return
+    node = ch.one(sorted({q["spec"]["nodeName"] for q in running}))
+    on_node = [q for q in running if q["spec"]["nodeName"] == node]
+    spec = pod["spec"]
+    if ch.chance(75):
+        _welcome_on(spec, nodes[node])  # else the node may well reject it for good
+    spec.pop("priorityClassName", None)
+    spec.pop("preemptionPolicy", None)
+    spec["priority"] = priority = max(_priority_of(q, classes) for q in on_node) + ch.one((1, 1, 0))
+    lower = [q for q in on_node if _priority_of(q, classes) < priority]
+    resources = sorted(r for r in free[node] if r != "pods")
+    if not resources:
+        return
+    resource = ch.one(resources)
+    victims = ch.subset(lower, 1, len(lower)) if lower else []
+    freed = sum(request_vector(q).get(resource, 0) for q in victims)
+    _only_request(pod, resource, max(0, free[node][resource] + freed + ch.one((0, 1, -1))))
+
+
+def _welcome_on(spec: Obj, node: Obj) -> None:
+    """Drop what would make ``node`` reject the pod whatever is evicted (an
+    UnschedulableAndUnresolvable status: preemption skips such nodes): tolerate its taints, no
+    node selection, no spread constraint whose topology key the node lacks."""
+    taints = list((node.get("spec") or {}).get("taints") or [])
+    if (node.get("spec") or {}).get("unschedulable"):
+        taints.append({"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"})
+    tolerations = spec.setdefault("tolerations", [])
+    for t in taints:
+        tolerations.append({"key": t["key"], "operator": "Exists", "effect": t["effect"]})
+    spec.pop("nodeSelector", None)
+    affinity = spec.get("affinity") or {}
+    affinity.pop("nodeAffinity", None)
+    labels = node["metadata"].get("labels") or {}
+    kept = [c for c in spec.get("topologySpreadConstraints") or [] if c["topologyKey"] in labels]
+    if kept:
+        spec["topologySpreadConstraints"] = kept
+    else:
+        spec.pop("topologySpreadConstraints", None)
+
+
+def _only_request(pod: Obj, resource: str, amount: int) -> None:
+    """Request ``amount`` of ``resource`` in the first container, and nowhere else in the pod."""
     spec = pod["spec"]
     spec.pop("overhead", None)
     if resource in ("cpu", "memory"):
@@ -854,7 +923,11 @@ def _cluster_objects(
         (pending if is_pending else bound).append(pod)
         if is_pending and node_names and pch.chance(50):
             free = free or _free_capacity(node_list, bound)  # every bound pod is drawn by now
-            _at_the_boundary(pch, pod, free)
+            if bound and pch.chance(50):
+                by_name = {n["metadata"]["name"]: n for n in node_list}
+                _by_preemption(pch, pod, free, bound, classes, by_name)
+            else:
+                _at_the_boundary(pch, pod, free)
     _pods_allocatable_at_the_edge(node_choices, node_list, bound)
     all_pods = [*bound, *pending]
     return [*classes, *(_others(ch, all_pods) if extras else []), *node_list, *all_pods,

@@ -11,7 +11,8 @@ import yaml
 from schedspec import cluster
 from schedspec.checker.differential import Checker, ClusterCheck
 from schedspec.cluster import Cluster
-from schedspec.impl.plugins import image_locality, taint_toleration
+from schedspec.impl.plugins import default_preemption, image_locality, taint_toleration
+from schedspec.impl.preemption import evaluator
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = sorted((ROOT / "tests" / "spec" / "scenarios").rglob("*.yaml"))
@@ -132,3 +133,43 @@ def test_the_textbook_as_written_disagrees_with_impl() -> None:
     by_rule = {d.predicate for d in found}
     assert {"FilterLifecycle", "Resources", "Filter"} <= by_rule
     assert any("'p' is not bound" in str(d.spec) for d in found if d.predicate == "Resources")
+
+
+PREEMPTION = ROOT / "examples/preemption.yaml"
+
+
+def test_preemption_is_compared_per_candidate_node(checker: Checker) -> None:
+    check = checker.check(cluster.load(PREEMPTION))
+    assert check.undeclared == []
+    table = check.agreement.table()["spec↔impl"]
+    assert table["Victims"] == table["PreemptionCandidate"] == (3, 3)
+    assert table["PreemptionNodes"] == table["EligibleToPreempt"] == (1, 1)
+
+
+def test_a_victim_never_reprieved_is_caught(
+    checker: Checker, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """select_victims_on_node that forgets to put pods back when the preemptor still fits."""
+    original = default_preemption._Victims.fits
+    calls = {"n": 0}
+
+    def no_reprieve(self: default_preemption._Victims) -> object:
+        calls["n"] += 1
+        status = original(self)
+        # the first check (every lower-priority pod removed) is honest; later ones say "no"
+        return status if calls["n"] == 1 or status is not None else "still does not fit"
+
+    monkeypatch.setattr(default_preemption._Victims, "fits", no_reprieve)
+    found = checker.check(cluster.load(PREEMPTION)).undeclared
+    victims = [d for d in found if d.predicate == "Victims"]
+    assert victims and all(d.impl > d.spec for d in victims)  # impl evicts a superset
+
+
+def test_a_broken_tie_break_is_caught_in_the_nodes_preemption_may_pick(
+    checker: Checker, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(
+        evaluator.Evaluator, "select_candidate", lambda self, candidates: candidates[-1]
+    )
+    found = checker.check(cluster.load(PREEMPTION)).undeclared
+    assert [d.predicate for d in found] == ["PreemptionNodes"]
