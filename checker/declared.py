@@ -53,6 +53,11 @@ _RESOURCE_VERDICTS = frozenset(
         "Best",
         "Schedulable",
         "Decision",
+        "EligibleToPreempt",
+        "PreemptionCandidate",
+        "Victims",
+        "NumPDBViolations",
+        "PreemptionNodes",
     }
 )
 
@@ -91,6 +96,27 @@ def _image_sizes_differ(context: Context, d: Disagreement) -> bool:
     )
 
 
+def _tied_potential_victims(context: Context, d: Disagreement) -> bool:
+    """Two of the pods the preemptor may evict from the node (any node, for a per-pod verdict)
+    tie in importance: the same priority and the same start time (or none)."""
+    preemptor = context.pod(d.pod)
+    if preemptor is None:
+        return False
+    priority = preemptor["spec"].get("priority", 0)
+    seen: set[tuple[str, int, str | None]] = set()
+    for q in context.cluster.bound_pods():
+        node = q["spec"].get("nodeName")
+        if d.node is not None and node != d.node:
+            continue
+        if q["spec"].get("priority", 0) >= priority:
+            continue
+        rank = (node, q["spec"].get("priority", 0), (q.get("status") or {}).get("startTime"))
+        if rank in seen:
+            return True
+        seen.add(rank)
+    return False
+
+
 def _refused_by_api_validation(context: Context, d: Disagreement) -> bool:
     return isinstance(d.oracle, str) and (
         "Invalid value" in d.oracle or "Required value" in d.oracle or "Unsupported" in d.oracle
@@ -116,6 +142,18 @@ DECLARED: tuple[Declared, ...] = (
         "set of nodes with no arrival order, scores each node with its own reported size. They "
         "differ only when nodes report one image name with different sizes (multi-arch nodes)",
         _image_sizes_differ,
+    ),
+    Declared(
+        "DefaultPreemption.tiedVictimOrder",
+        frozenset({"Victims", "NumPDBViolations", "PreemptionNodes"}),
+        "SelectVictimsOnNode sorts the potential victims by importance (priority, then start "
+        "time) with sort.Slice, so pods that tie keep the order of the node's pod list in the "
+        "scheduler cache — the order they reached it — and the reprieve walk, which puts pods "
+        "back most important first, may keep either of them (default_preemption.go, "
+        "util.MoreImportantPod). impl keeps its cache's order too; scheduler.tla, over sets, "
+        "orders ties by value (SortSet). They differ only when two potential victims on a node "
+        "tie in priority and start time",
+        _tied_potential_victims,
     ),
     Declared(
         "Admitted.lenientValidation",

@@ -173,3 +173,37 @@ def test_a_broken_tie_break_is_caught_in_the_nodes_preemption_may_pick(
     )
     found = checker.check(cluster.load(PREEMPTION)).undeclared
     assert [d.predicate for d in found] == ["PreemptionNodes"]
+
+
+TIED_VICTIMS = """
+apiVersion: v1
+kind: Node
+metadata: {name: n0, labels: {kubernetes.io/hostname: n0}}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "2"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: report, namespace: batch}
+spec: {nodeName: n0, priority: 100, containers: [{name: c, image: busybox:1.36}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: cache, namespace: prod}
+spec: {nodeName: n0, priority: 100, containers: [{name: c, image: redis:7}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: api, namespace: prod}
+spec: {priority: 101, containers: [{name: c, image: nginx:1.27}]}
+"""
+
+
+def test_victims_that_tie_in_importance_are_a_declared_difference(checker: Checker) -> None:
+    """One of two equal pods must go; which one is the cache's order (upstream too), and the
+    spec, over sets, cannot know it: declared, with its id, only on that node."""
+    check = checker.check(cluster.loads(TIED_VICTIMS))
+    assert check.undeclared == []
+    assert check.agreement.table()["spec↔impl"]["PreemptionCandidate"] == (1, 1)
+    [d] = check.disagreements
+    assert (d.predicate, d.declared) == ("Victims", "DefaultPreemption.tiedVictimOrder")
+    assert (d.spec, d.impl) == (frozenset({"batch/report"}), frozenset({"prod/cache"}))
