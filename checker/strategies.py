@@ -712,6 +712,15 @@ def _by_preemption(
     victims = ch.subset(lower, 1, len(lower)) if lower else []
     freed = sum(request_vector(q).get(resource, 0) for q in victims)
     _only_request(pod, resource, max(0, free[node][resource] + freed + ch.one((0, 1, -1))))
+    if victims and ch.chance(30):
+        # a preemption under way: nominated here, a victim terminating (not eligible again)
+        pod.setdefault("status", {})["nominatedNodeName"] = node
+        q = ch.one(victims)
+        q["metadata"]["deletionTimestamp"] = DELETION_TIMESTAMP
+        if ch.chance(70):
+            reason = ch.one(("PreemptionByScheduler", "DeletionByTaintManager"))
+            condition = {"type": "DisruptionTarget", "status": "True", "reason": reason}
+            q["status"]["conditions"] = [condition]
 
 
 def _welcome_on(spec: Obj, node: Obj) -> None:
@@ -789,10 +798,13 @@ def _namespace(ch: _Choices, name: str) -> Obj:
     return {"apiVersion": "v1", "kind": "Namespace", "metadata": metadata}
 
 
-def _pdb(ch: _Choices, name: str, namespace: str, pod_names: Sequence[str]) -> Obj:
+def _pdb(ch: _Choices, name: str, namespace: str, pods: Sequence[Obj]) -> Obj:
+    """A budget in ``namespace``, its selector often the labels of one of ``pods`` (its pods)."""
+    pod_names = [p["metadata"]["name"] for p in pods]
     spec: Obj = {}
     if not ch.chance(5):
-        spec["selector"] = _selector(ch)
+        labelled = [p["metadata"]["labels"] for p in pods if p["metadata"].get("labels")]
+        spec["selector"] = _selector(ch, ch.one(labelled) if labelled else None)
     budget, amount = ch.one((("maxUnavailable", 1), ("maxUnavailable", 0),
                                  ("minAvailable", 1), ("minAvailable", "50%")))  # fmt: skip
     spec[budget] = amount
@@ -946,13 +958,13 @@ def _others(ch: _Choices, all_pods: Sequence[Obj]) -> list[Obj]:
 
 
 def _pdbs(ch: _Choices, all_pods: Sequence[Obj]) -> list[Obj]:
-    if not all_pods or not ch.chance(25):
+    if not all_pods or not ch.chance(40):
         return []
     out = []
     for i in range(ch.integer(1, 2)):
         namespace = ch.one(sorted({_namespace_of(p) for p in all_pods}))
-        names = [p["metadata"]["name"] for p in all_pods if _namespace_of(p) == namespace]
-        out.append(_pdb(ch, f"pdb-{i}", namespace, names))
+        pods = [p for p in all_pods if _namespace_of(p) == namespace]
+        out.append(_pdb(ch, f"pdb-{i}", namespace, pods))
     return out
 
 
