@@ -117,6 +117,36 @@ def _tied_potential_victims(context: Context, d: Disagreement) -> bool:
     return False
 
 
+def _host_ports(pod: dict[str, Any]) -> set[tuple[str, str, int]]:
+    """(hostIP, protocol, hostPort) of the app containers and restartable init containers."""
+    spec = pod["spec"]
+    sidecars = [c for c in spec.get("initContainers") or [] if c.get("restartPolicy") == "Always"]
+    return {
+        (pt.get("hostIP") or "0.0.0.0", pt.get("protocol") or "TCP", pt["hostPort"])
+        for c in [*sidecars, *(spec.get("containers") or [])]
+        for pt in c.get("ports") or []
+        if pt.get("hostPort")
+    }
+
+
+def _shared_host_port(context: Context, d: Disagreement) -> bool:
+    """Two running pods of one node (the disagreement's, or any for a per-pod verdict) hold the
+    same host port."""
+    held: set[tuple[str, str, str, int]] = set()
+    for q in context.cluster.bound_pods():
+        node = q["spec"].get("nodeName")
+        if (d.node is not None and node != d.node) or (q.get("status") or {}).get("phase") in (
+            "Succeeded",
+            "Failed",
+        ):
+            continue
+        for ip, protocol, port in _host_ports(q):
+            if (node, ip, protocol, port) in held:
+                return True
+            held.add((node, ip, protocol, port))
+    return False
+
+
 def _refused_by_api_validation(context: Context, d: Disagreement) -> bool:
     return isinstance(d.oracle, str) and (
         "Invalid value" in d.oracle or "Required value" in d.oracle or "Unsupported" in d.oracle
@@ -154,6 +184,18 @@ DECLARED: tuple[Declared, ...] = (
         "orders ties by value (SortSet). They differ only when two potential victims on a node "
         "tie in priority and start time",
         _tied_potential_victims,
+    ),
+    Declared(
+        "NodePorts.sharedHostPortRemoval",
+        frozenset({"PreemptionCandidate", "Victims", "NumPDBViolations", "PreemptionNodes"}),
+        "a NodeInfo's UsedPorts is a set (k8s.io/kube-scheduler framework/types.go HostPortInfo): "
+        "removing a pod deletes its host ports even when another pod of the node holds the same "
+        "one, so preemption's dry run, which removes the lower-priority pods, may find a port "
+        "free that a higher-priority pod still holds; impl's used-port set does the same. "
+        "scheduler.tla reads the ports of the pods left. Only two running pods of one node "
+        "holding one (hostIP, protocol, port) can tell them apart, a state the kubelet's own "
+        "admission refuses and that only pods bound by nodeName reach",
+        _shared_host_port,
     ),
     Declared(
         "Admitted.lenientValidation",

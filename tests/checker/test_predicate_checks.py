@@ -207,3 +207,48 @@ def test_victims_that_tie_in_importance_are_a_declared_difference(checker: Check
     [d] = check.disagreements
     assert (d.predicate, d.declared) == ("Victims", "DefaultPreemption.tiedVictimOrder")
     assert (d.spec, d.impl) == (frozenset({"batch/report"}), frozenset({"prod/cache"}))
+
+
+SHARED_HOST_PORT = """
+apiVersion: v1
+kind: Node
+metadata: {name: n0, labels: {kubernetes.io/hostname: n0}}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "2"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: dns, namespace: prod}
+spec:
+  nodeName: n0
+  priority: 1
+  containers:
+  - {name: c, image: coredns:1.11, ports: [{containerPort: 53, hostPort: 53, protocol: UDP}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: old-dns, namespace: prod}
+spec:
+  nodeName: n0
+  containers:
+  - {name: c, image: coredns:1.10, ports: [{containerPort: 53, hostPort: 53, protocol: UDP}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: new-dns, namespace: prod}
+spec:
+  priority: 1
+  containers:
+  - {name: c, image: coredns:1.12, ports: [{containerPort: 53, hostPort: 53, protocol: UDP}]}
+"""
+
+
+def test_a_host_port_two_pods_hold_is_freed_by_one_removal_declared(checker: Checker) -> None:
+    """Evicting old-dns frees UDP 53 in kube-scheduler's set of used ports although dns still
+    holds it, so the node is a preemption candidate there (and in impl), not in the spec."""
+    check = checker.check(cluster.loads(SHARED_HOST_PORT))
+    assert check.undeclared == []
+    found = {(d.predicate, d.spec, d.impl, d.declared) for d in check.disagreements}
+    assert found == {
+        ("PreemptionCandidate", False, True, "NodePorts.sharedHostPortRemoval"),
+        ("PreemptionNodes", frozenset(), frozenset({"n0"}), "NodePorts.sharedHostPortRemoval"),
+    }
