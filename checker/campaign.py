@@ -7,7 +7,8 @@ undeclared disagreement shrunk to a small cluster a person can read.
 2. **Shrink.** For each predicate with an undeclared disagreement, the same generation is replayed
    with the failure as the test condition, so Hypothesis shrinks it; the result is then minimised
    by :func:`minimise.minimise` (drop objects, labels, taints, terms; lower numbers) while the same
-   predicate still disagrees on the same kind of verdicts.
+   predicate still disagrees on the same kind of verdicts. Without shrinking, the first failing
+   cluster of each predicate is reported as drawn.
 3. **Report.** :class:`Counterexample` carries the objects as YAML, both verdicts and the rule;
    ``write_counterexamples`` writes them to a directory, and with ``regressions=True`` a pytest
    file per counterexample that fails while the disagreement stands.
@@ -183,11 +184,12 @@ def run_campaign(
             progress(result.examples, examples)
 
     generate()
-    if shrink:
-        for predicate, objects in first.items():
-            result.counterexamples.append(
-                _counterexample(checker, strategy, seed, examples, predicate, objects, minimise)
-            )
+    for predicate, objects in first.items():
+        if shrink:
+            found = _counterexample(checker, strategy, seed, examples, predicate, objects, minimise)
+        else:  # the first cluster that failed, as drawn
+            found = Counterexample(predicate, objects, _failing(checker, predicate, objects))
+        result.counterexamples.append(found)
     result.seconds = time.perf_counter() - start
     return result
 

@@ -48,7 +48,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     cc.add_argument("--out", metavar="DIR", help="write each counterexample as DIR/<rule>-K.yaml")
     cc.add_argument("--write-regressions", action="store_true",
                     help="also write a pytest file per counterexample (needs --out)")  # fmt: skip
-    cc.add_argument("--no-shrink", action="store_true", help="report, don't shrink")
+    cc.add_argument("--no-shrink", action="store_true",
+                    help="report each rule's first failing cluster as drawn")  # fmt: skip
     cc.add_argument("--oracle", choices=["kube"],
                     help="also ask the real kube-scheduler v1.34.2 (oracle/)")  # fmt: skip
     cc.add_argument("--textbook", default="textbook", metavar="SPEC",
