@@ -188,3 +188,26 @@ def test_fit_error_message_counts_reasons_over_nodes(oracle: Oracle) -> None:
 
 def _dump(body: object) -> str:
     return json.dumps(body, separators=(",", ":"))
+
+
+def test_mismatch_label_keys_are_merged_into_the_selector_as_at_pod_creation(
+    oracle: Oracle,
+) -> None:
+    """The API server turns mismatchLabelKeys into `key NotIn (value)` (MatchLabelKeysInPodAffinity,
+    GA): a pod of pool db whose required affinity wants app=batch pods of *another* pool does not
+    match itself, so with no other such pod it fits nowhere; a pod of pool web does fit (and
+    impl and the spec say the same)."""
+    term = {
+        "topologyKey": "kubernetes.io/hostname",
+        "labelSelector": {"matchLabels": {"app": "batch"}},
+        "mismatchLabelKeys": ["example.com/pool"],
+    }
+    affinity = {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}
+    loner = pod("loner", affinity=affinity)
+    loner["metadata"]["labels"] = {"app": "batch", "example.com/pool": "db"}
+    other = pod("other", node_name="n1")
+    other["metadata"]["labels"] = {"app": "batch", "example.com/pool": "web"}
+    alone = oracle.filter(cluster(node("n1"), loner), "default/loner")
+    assert verdicts(alone) == {"n1": "UnschedulableAndUnresolvable"}
+    beside = oracle.filter(cluster(node("n1"), loner, other), "default/loner")
+    assert verdicts(beside) == {"n1": "Success"}

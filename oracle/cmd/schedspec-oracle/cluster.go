@@ -118,6 +118,7 @@ func decodeCluster(raw json.RawMessage) (*cluster, error) {
 			p.UID = types.UID("schedspec-oracle/" + p.Namespace + "/" + p.Name)
 		}
 		corev1conv.SetObjectDefaults_Pod(p)
+		mergeAffinityLabelKeys(p)
 		if err := validatePod(p); err != nil {
 			return nil, err
 		}
@@ -241,4 +242,52 @@ func asError(what string, errs field.ErrorList) error {
 		msgs = append(msgs, e.Error())
 	}
 	return fmt.Errorf("invalid %s: %s", what, strings.Join(msgs, "; "))
+}
+
+// mergeAffinityLabelKeys does what the API server does to a pod it creates
+// (pkg/registry/core/pod/strategy.go PrepareForCreate, mutatePodAffinity; the
+// MatchLabelKeysInPodAffinity gate is GA and locked on in v1.34): for every pod
+// (anti-)affinity term with a label selector, each matchLabelKeys key the pod
+// carries becomes a `key In (value)` requirement and each mismatchLabelKeys key a
+// `key NotIn (value)` one. kube-scheduler reads only the selector, so a bridge
+// that skipped this step would ignore both lists. Found by the three-way
+// crosscheck (spec and impl merge them; the bridge did not).
+func mergeAffinityLabelKeys(p *v1.Pod) {
+	a := p.Spec.Affinity
+	if a == nil {
+		return
+	}
+	var terms []*v1.PodAffinityTerm
+	if a.PodAffinity != nil {
+		for i := range a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
+			terms = append(terms, &a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution[i])
+		}
+		for i := range a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution {
+			terms = append(terms, &a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution[i].PodAffinityTerm)
+		}
+	}
+	if a.PodAntiAffinity != nil {
+		for i := range a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
+			terms = append(terms, &a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution[i])
+		}
+		for i := range a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution {
+			terms = append(terms, &a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution[i].PodAffinityTerm)
+		}
+	}
+	for _, t := range terms {
+		if t.LabelSelector == nil { // a nil selector matches nothing: left alone
+			continue
+		}
+		for _, keys := range []struct {
+			names []string
+			op    metav1.LabelSelectorOperator
+		}{{t.MatchLabelKeys, metav1.LabelSelectorOpIn}, {t.MismatchLabelKeys, metav1.LabelSelectorOpNotIn}} {
+			for _, key := range keys.names {
+				if value, ok := p.Labels[key]; ok {
+					t.LabelSelector.MatchExpressions = append(t.LabelSelector.MatchExpressions,
+						metav1.LabelSelectorRequirement{Key: key, Operator: keys.op, Values: []string{value}})
+				}
+			}
+		}
+	}
 }
