@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from schedspec.cluster import Cluster
+from schedspec.impl.api import pod_from_dict
+from schedspec.impl.framework.types import host_ports
 
 if TYPE_CHECKING:
     from schedspec.checker.differential import Disagreement
@@ -117,18 +119,6 @@ def _tied_potential_victims(context: Context, d: Disagreement) -> bool:
     return False
 
 
-def _host_ports(pod: dict[str, Any]) -> set[tuple[str, str, int]]:
-    """(hostIP, protocol, hostPort) of the app containers and restartable init containers."""
-    spec = pod["spec"]
-    sidecars = [c for c in spec.get("initContainers") or [] if c.get("restartPolicy") == "Always"]
-    return {
-        (pt.get("hostIP") or "0.0.0.0", pt.get("protocol") or "TCP", pt["hostPort"])
-        for c in [*sidecars, *(spec.get("containers") or [])]
-        for pt in c.get("ports") or []
-        if pt.get("hostPort")
-    }
-
-
 def _shared_host_port(context: Context, d: Disagreement) -> bool:
     """Two running pods of one node (the disagreement's, or any for a per-pod verdict) hold the
     same host port."""
@@ -140,7 +130,7 @@ def _shared_host_port(context: Context, d: Disagreement) -> bool:
             "Failed",
         ):
             continue
-        for ip, protocol, port in _host_ports(q):
+        for ip, protocol, port in host_ports(pod_from_dict(q)):
             if (node, ip, protocol, port) in held:
                 return True
             held.add((node, ip, protocol, port))

@@ -233,9 +233,7 @@ class _PodRun:
 
 
 def _status_code(status: Status | None) -> str:
-    if status is None:
-        return "Success"
-    return "Error" if status.code is Code.ERROR else status.code_name
+    return "Success" if status is None else status.code_name
 
 
 def _run_pod(fwk: Framework, state_: ImplState, pod: Pod) -> _PodRun:

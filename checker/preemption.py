@@ -7,9 +7,9 @@ functions ``Evaluator.dry_run_preemption`` calls — without evicting anything:
 
 - eligibility: ``DefaultPreemption.pod_eligible_to_preempt_others`` with the nominated node's
   Filter status from the cycle;
-- per node whose Filter status was ``Unschedulable`` (upstream's potential nodes):
-  ``select_victims_on_node`` on a copy of the node and of the cycle state, a candidate when it
-  returns victims and no status;
+- the candidates: ``Evaluator.find_candidates`` on the cycle's statuses, as ``preempt`` calls
+  it — the nodes whose Filter status was ``Unschedulable``, ``select_victims_on_node`` on a copy
+  of each and of the cycle state (with at most a few hundred nodes every one is tried);
 - where preemption would nominate: ``Evaluator.select_candidate`` picks the first of the best
   candidates; kube-scheduler visits nodes from a random offset, so every candidate that some
   offset lets win is a possible answer. The candidates are rotated through every start and each
@@ -25,10 +25,8 @@ from schedspec.impl.api.types import Pod
 from schedspec.impl.framework.cycle_state import CycleState
 from schedspec.impl.framework.runtime import Framework
 from schedspec.impl.framework.status import Status
-from schedspec.impl.framework.types import NodeInfo
+from schedspec.impl.framework.types import Diagnosis, NodeInfo
 from schedspec.impl.plugins.default_preemption import DefaultPreemption
-from schedspec.impl.preemption.evaluator import Candidate
-from schedspec.impl.preemption.pdb import pdb_from_dict
 
 __all__ = ["ImplPreemption", "dry_run"]
 
@@ -60,22 +58,17 @@ def dry_run(
     plugin = _plugin(fwk)
     if plugin is None:
         return None
+    # the nominated node's own status, Success included (preempt() would see UnschedulableAnd-
+    # Unresolvable for a node missing from a diagnosis, but then no node was feasible)
     eligible, _ = plugin.pod_eligible_to_preempt_others(pod, statuses.get(pod.nominated_node_name))
     out = ImplPreemption(eligible)
     if not eligible:
         return out
-    pdbs = [pdb_from_dict(o) for o in fwk.handle.client().list("PodDisruptionBudget")]
-    found: list[Candidate] = []
-    for ni in nodes:
-        status = statuses.get(ni.name)
-        if status is None or status.code_name != "Unschedulable":
-            continue
-        victims, violations, refused = plugin.select_victims_on_node(
-            state.clone(), pod, ni.clone(), pdbs
-        )
-        if refused is None and victims:
-            found.append(Candidate(ni.name, tuple(victims), violations))
-            out.candidates[ni.name] = (frozenset(v.key for v in victims), violations)
+    diagnosis = Diagnosis({name: st for name, st in statuses.items() if st is not None})
+    found, _, _ = plugin.evaluator.find_candidates(state, pod, diagnosis, nodes)
+    out.candidates = {
+        c.node: (frozenset(v.key for v in c.victims), c.num_pdb_violations) for c in found
+    }
     picks = set()
     for start in range(len(found)):
         best = plugin.evaluator.select_candidate(found[start:] + found[:start])

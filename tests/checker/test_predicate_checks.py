@@ -151,13 +151,13 @@ def test_a_victim_never_reprieved_is_caught(
 ) -> None:
     """select_victims_on_node that forgets to put pods back when the preemptor still fits."""
     original = default_preemption._Victims.fits
-    calls = {"n": 0}
+    checked: list[default_preemption._Victims] = []  # kept alive: ids are not reused
 
     def no_reprieve(self: default_preemption._Victims) -> object:
-        calls["n"] += 1
         status = original(self)
-        # the first check (every lower-priority pod removed) is honest; later ones say "no"
-        return status if calls["n"] == 1 or status is not None else "still does not fit"
+        first = all(v is not self for v in checked)  # all lower-priority pods gone: honest
+        checked.append(self)
+        return status if first or status is not None else "still does not fit"
 
     monkeypatch.setattr(default_preemption._Victims, "fits", no_reprieve)
     found = checker.check(cluster.load(PREEMPTION)).undeclared
