@@ -40,6 +40,7 @@ conditions kept relative to the definition body and re-anchored at each call sit
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -95,6 +96,12 @@ class Universe:
     def code(self, s: str) -> int:
         c = self._code.get(s)
         if c is None:
+            if len(self.strings) == 1 << STRING_BITS:
+                raise Z3Unsupported(
+                    f"more than {1 << STRING_BITS} distinct strings (spec literals and the "
+                    f"cluster's label keys and values): the Z3 backend codes strings in "
+                    f"{STRING_BITS} bits"
+                )
             c = self._code[s] = len(self.strings)
             self.strings.append(s)
         return c
@@ -106,15 +113,18 @@ class Universe:
         return len(self.strings)
 
 
-STRING_BITS = 16
+STRING_BITS = 8
 """Strings are codes into the universe, held in Z3 bit-vectors: equalities between them
-bit-blast to SAT, which decides these finite-domain problems far faster than integer arithmetic."""
+bit-blast to SAT, which decides these finite-domain problems far faster than integer arithmetic.
+Eight bits hold both specs' literals and the bounded cluster's strings (about 70) with room for a
+query's own; halving the width from 16 halved the solve time of a 30 × 30 Feasible query."""
 
 
 def string_var(name: str) -> Any:
     return z3.BitVec(name, STRING_BITS)
 
 
+@functools.cache
 def string_val(code: int) -> Any:
     return z3.BitVecVal(code, STRING_BITS)
 
@@ -173,10 +183,19 @@ def disj(*bs: Bool) -> Bool:
     return out[0] if len(out) == 1 else _mk(z3.Z3_mk_or, out)
 
 
+def _is_op(b: Any, kind: int) -> bool:
+    """Whether the Z3 term ``b`` applies the built-in operator ``kind`` (through the C API)."""
+    ref, ast = b.ctx.ref(), b.as_ast()
+    return bool(
+        z3.Z3_get_ast_kind(ref, ast) == z3.Z3_APP_AST
+        and z3.Z3_get_decl_kind(ref, z3.Z3_get_app_decl(ref, ast)) == kind
+    )
+
+
 def neg(b: Bool) -> Bool:
     if b is True or b is False:
         return not b
-    if z3.is_not(b):
+    if _is_op(b, z3.Z3_OP_NOT):
         return b.arg(0)
     return z3.BoolRef(z3.Z3_mk_not(b.ctx.ref(), b.as_ast()), b.ctx)
 
@@ -192,7 +211,28 @@ def _ite(c: Bool, a: Any, b: Any) -> Any:
         return b
     if a is b:
         return a
-    return z3.If(c, a, b)
+    if a.__class__ is int:
+        a = z3.IntVal(a)
+    if b.__class__ is int:
+        b = z3.IntVal(b)
+    if a.__class__ is bool or b.__class__ is bool or not (z3.is_expr(a) and z3.is_expr(b)):
+        return z3.If(c, a, b)
+    if isinstance(a, z3.BoolRef):
+        ref: type = z3.BoolRef
+    elif isinstance(a, z3.BitVecRef):
+        ref = z3.BitVecRef
+    elif isinstance(a, z3.ArithRef):
+        ref = z3.ArithRef
+    else:
+        return z3.If(c, a, b)
+    ctx = c.ctx
+    return ref(z3.Z3_mk_ite(ctx.ref(), c.as_ast(), a.as_ast(), b.as_ast()), ctx)
+
+
+def _eq(a: Any, b: Any) -> Any:
+    """``a = b`` for two Z3 terms of one sort, through the C API."""
+    ctx = a.ctx
+    return z3.BoolRef(z3.Z3_mk_eq(ctx.ref(), a.as_ast(), b.as_ast()), ctx)
 
 
 def _is_bool(v: SVal) -> bool:
@@ -301,11 +341,11 @@ class _Ops:
         if ka is SStr or kb is SStr:
             if ka is str:
                 c = self.u.known(a)
-                return False if c is None else b.z == c
+                return False if c is None else _eq(b.z, string_val(c))
             if kb is str:
                 c = self.u.known(b)
-                return False if c is None else a.z == c
-            return a.z == b.z
+                return False if c is None else _eq(a.z, string_val(c))
+            return _eq(a.z, b.z)
         if ka is int and kb is int:
             return a == b
         if (ka is bool or ka is int) and (kb is bool or kb is int):
@@ -523,15 +563,18 @@ class _Frame:
         self.known: dict[int, int] = {}  # ids of terms the path condition asserts, with counts
 
 
-def _asserted(b: Any) -> list[int]:
-    """Ids of the terms ``b`` asserts: itself and, for a conjunction, its conjuncts."""
-    ids = []
-    stack = [b]
-    while stack:
-        x = stack.pop()
-        ids.append(x.get_id())
-        if z3.is_and(x):
-            stack.extend(x.children())
+def _asserted(b: Any, cache: dict[int, tuple[Any, list[int]]]) -> list[int]:
+    """Ids of the terms ``b`` asserts: itself and, for a conjunction, its conjuncts. ``cache``
+    holds each term it answers for, so no id in it can be reused by another term."""
+    key = b.get_id()
+    hit = cache.get(key)
+    if hit is not None:
+        return hit[1]
+    ids = [key]
+    if _is_op(b, z3.Z3_OP_AND):
+        for x in b.children():
+            ids += _asserted(x, cache)
+    cache[key] = (b, ids)
     return ids
 
 
@@ -549,6 +592,7 @@ class Compiler:
         self.constants: dict[str, SVal] = {}
         self._memo: dict[tuple[str, tuple[Any, ...]], tuple[SVal, list[tuple[Bool, str]]]] = {}
         self._frames: list[_Frame] = []
+        self._asserted: dict[int, tuple[Any, list[int]]] = {}
         self._depth = 0
         self.deadline: float | None = None  # time.monotonic() value; past it, CompileTimeout
         for s in _string_literals(module):
@@ -596,7 +640,11 @@ class Compiler:
         term the path condition asserts (``k ∈ DOMAIN f ∧ f[k]``) is dropped at once."""
         if cond is False:
             return
-        if cond is not True and z3.is_not(cond) and cond.arg(0).get_id() in self._frame.known:
+        if (
+            cond is not True
+            and _is_op(cond, z3.Z3_OP_NOT)
+            and cond.arg(0).get_id() in self._frame.known
+        ):
             return
         c = conj(self._pc(), cond)
         if c is False:
@@ -610,7 +658,7 @@ class Compiler:
             return run()
         frame = self._frame
         frame.pc.append(cond)
-        ids = _asserted(cond)
+        ids = _asserted(cond, self._asserted)
         known = frame.known
         for i in ids:
             known[i] = known.get(i, 0) + 1
