@@ -13,12 +13,14 @@ from pathlib import Path
 import itf_py
 import pytest
 import yaml
+import z3
 
 from schedspec.cli import main
 from schedspec.cluster import loads
+from schedspec.spec.compile.z3 import as_z3bool
 from schedspec.spec.kube.symbolic import Bounds
 from schedspec.spec.load import load_spec
-from schedspec.spec.solve import diff, find
+from schedspec.spec.solve import Session, diff, find, names_objects
 from schedspec.spec.values import render
 
 # textbook definition, real counterpart, whether they differ within the default bounds
@@ -94,6 +96,45 @@ def test_all_gives_distinct_witnesses() -> None:
     assert answer.result == "sat"
     texts = [w.yaml() for w in answer.witnesses]
     assert len(texts) == 3 and len(set(texts)) == 3
+
+
+# Queries over two pods and two nodes whose answer does not depend on which objects the free
+# variables are: pinning them to pod-0, pod-1, node-0, node-1 must not change sat to unsat.
+SYMMETRIC_QUERIES = [
+    ("sat", 'Feasible(p, n) /\\ ~Feasible(q, n) /\\ p.spec.nodeName = "" /\\ q.spec.nodeName = ""'),
+    ("sat", 'Feasible(p, m) /\\ ~Feasible(p, n) /\\ p.status.nominatedNodeName = NodeName(n)'),
+    ("sat", "q.spec.nodeName = NodeName(n) /\\ ~InterPodAffinityOK(p, n) /\\ "
+            "InterPodAffinityOK(p, m)"),
+    ("unsat", "Feasible(p, n) /\\ ~TaintsOK(p, n)"),
+    ("unsat", "p.spec.nodeName = NodeName(n) /\\ p.spec.nodeName = NodeName(m)"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("expected", "formula"), SYMMETRIC_QUERIES)
+def test_pinned_variables_answer_as_open_choices(expected: str, formula: str) -> None:
+    """The differential for pinning: each query solved with its free variables open (an index
+    into the objects, the solver choosing) and pinned to the first objects."""
+    bounds = Bounds(nodes=2, pods=2)
+    results = {}
+    for pinned in (False, True):
+        session = Session(bounds, ["scheduler"], timeout=120, pinned=pinned)
+        _, _, result = session.formula("scheduler", formula)
+        defined = z3.Not(as_z3bool(result.error)) if result.errors else True
+        goal = [as_z3bool(result.value)]
+        results[pinned] = session.solve(goal, minimize=False, count=1, defined=defined)[0]
+    assert results == {False: expected, True: expected}
+
+
+def test_a_query_that_names_an_object_is_not_pinned() -> None:
+    formula = 'n.metadata.name = "node-1" /\\ p.spec.nodeName = NodeName(n)'
+    assert names_objects(formula) and not names_objects("Feasible(p, n)")
+    answer = find(formula, bounds=Bounds(nodes=2, pods=2))
+    assert answer.result == "sat", answer.message
+    (w,) = answer.witnesses
+    assert w.bindings["n"] == "node-1"
+    pod = next(o for o in w.objects if f"{o['metadata'].get('namespace')}/{o['metadata']['name']}"
+               == w.bindings["p"])  # fmt: skip
+    assert pod["spec"]["nodeName"] == "node-1"
 
 
 def test_implies_proves_a_conjunct_and_refutes_the_converse() -> None:
