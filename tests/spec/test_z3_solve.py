@@ -17,7 +17,7 @@ import z3
 
 from schedspec.cli import main
 from schedspec.cluster import loads
-from schedspec.spec.compile.z3 import as_z3bool
+from schedspec.spec.compile.z3 import STRING_BITS, Universe, Z3Unsupported, as_z3bool
 from schedspec.spec.kube.symbolic import Bounds
 from schedspec.spec.load import load_spec
 from schedspec.spec.solve import Session, diff, find, names_objects
@@ -209,3 +209,10 @@ def test_bad_input_is_exit_2_with_a_message(
     err = capsys.readouterr().err
     assert message in err, err
     assert "Traceback" not in err
+
+
+def test_more_strings_than_the_codes_hold_is_a_clear_error() -> None:
+    universe = Universe(f"s{i}" for i in range(1 << STRING_BITS))
+    assert universe.code("s7") == 7  # a known string keeps its code
+    with pytest.raises(Z3Unsupported, match=f"more than {1 << STRING_BITS} distinct strings"):
+        universe.code("one-too-many")
