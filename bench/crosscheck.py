@@ -1,11 +1,12 @@
 """Checked states per second: 10-node × 10-pod clusters through every seam predicate.
 
-    python3 bench/crosscheck.py [--examples 200] [--nodes 10] [--pods 10] [--seed 0]
+    python3 bench/crosscheck.py [--examples 200] [--nodes 10] [--pods 10] [--seed 0] [--jobs 2]
 
 Prints, for the same clusters in the same run: drawing them (Hypothesis), loading them
 (``cluster.from_objects``), the spec side alone (view + every seam definition), the impl side
 alone (sync + every plugin and the framework), and the full check — so the cost of each part is a
-ratio against the others, not a number from another day.
+ratio against the others, not a number from another day. Last, whole campaigns of as many
+clusters through :func:`run_parallel` with one job and with ``--jobs`` worker processes.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
 
+from schedspec.checker.campaign import run_parallel
 from schedspec.checker.differential import Checker, ImplState, SpecState, _run_pod
 from schedspec.checker.seam import SEAM
 from schedspec.checker.strategies import cluster_objects
@@ -33,6 +35,7 @@ def main() -> None:
     ap.add_argument("--nodes", type=int, default=10)
     ap.add_argument("--pods", type=int, default=10)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--jobs", type=int, default=2, help="worker processes for the last row")
     args = ap.parse_args()
 
     drawn: list[list[dict[str, Any]]] = []
@@ -99,6 +102,13 @@ def main() -> None:
     )
     total = t_draw + t_load + t_check
     print(f"  campaign (draw+load+check) {n / total:.1f} checked states/s (target ≥ 200)")
+    for jobs in sorted({1, args.jobs}):
+        t = time.perf_counter()
+        result = run_parallel(
+            n, args.seed, jobs=jobs, nodes=(args.nodes,) * 2, pods=(args.pods,) * 2, shrink=False
+        )
+        seconds = time.perf_counter() - t
+        print(f"  run_parallel, {jobs} job(s)  {_rate(result.examples, seconds)}")
 
 
 if __name__ == "__main__":

@@ -32,7 +32,13 @@ from schedspec.checker.differential import Checker, ClusterCheck, Disagreement
 from schedspec.cluster import Cluster, from_objects
 from schedspec.errors import ManifestError
 
-__all__ = ["CampaignResult", "Counterexample", "run_campaign", "write_counterexamples"]
+__all__ = [
+    "CampaignResult",
+    "Counterexample",
+    "run_campaign",
+    "run_parallel",
+    "write_counterexamples",
+]
 
 Objects = list[dict[str, Any]]
 
@@ -63,6 +69,7 @@ class CampaignResult:
     nodes: tuple[int, int] = (1, 10)
     pods: tuple[int, int] = (1, 10)
     seconds: float = 0.0
+    jobs: int = 1
     totals: ClusterCheck = field(default_factory=ClusterCheck)
     failing_examples: Counter[str] = field(default_factory=Counter)  # predicate → clusters
     counterexamples: list[Counterexample] = field(default_factory=list)
@@ -97,6 +104,7 @@ class CampaignResult:
             "spec": self.spec,
             "examples": self.examples,
             "seed": self.seed,
+            "jobs": self.jobs,
             "sizes": {"nodes": list(self.nodes), "pods": list(self.pods)},
             "seconds": round(self.seconds, 3),
             "disagreements": len(self.undeclared),
@@ -192,6 +200,116 @@ def run_campaign(
         result.counterexamples.append(found)
     result.seconds = time.perf_counter() - start
     return result
+
+
+@dataclass(frozen=True)
+class _Part:
+    """One worker's share of a campaign: plain data, so it crosses a process boundary."""
+
+    examples: int
+    seed: int
+    spec: str
+    nodes: tuple[int, int]
+    pods: tuple[int, int]
+    shrink: bool
+    oracle: bool
+    textbook: str
+
+
+_DONE: Any = None  # a worker's shared count of checked clusters (multiprocessing.Value)
+
+
+def _share_count(done: Any) -> None:
+    global _DONE
+    _DONE = done
+
+
+def _tick(done: int, total: int) -> None:
+    with _DONE.get_lock():
+        _DONE.value += 1
+
+
+def _work(part: _Part, progress: Callable[[int, int], None] | None = None) -> CampaignResult:
+    """Run one share with its own Checker (and its own kube-scheduler, with the oracle)."""
+    with contextlib.ExitStack() as stack:
+        checker = None
+        if part.oracle:
+            from schedspec.checker.oracle import Oracle
+
+            oracle = stack.enter_context(Oracle())
+            checker = Checker(part.spec, oracle=oracle, textbook=part.textbook)
+        return run_campaign(
+            part.examples,
+            part.seed,
+            part.spec,
+            nodes=part.nodes,
+            pods=part.pods,
+            checker=checker,
+            progress=progress if progress is not None else (_tick if _DONE is not None else None),
+            shrink=part.shrink,
+        )
+
+
+def run_parallel(
+    examples: int = 200,
+    seed: int = 0,
+    spec: str = "scheduler",
+    *,
+    jobs: int = 1,
+    nodes: tuple[int, int] = (1, 10),
+    pods: tuple[int, int] = (1, 10),
+    shrink: bool = True,
+    oracle: bool = False,
+    textbook: str = "textbook",
+    progress: Callable[[int, int], None] | None = None,
+) -> CampaignResult:
+    """:func:`run_campaign` split across ``jobs`` processes. Worker ``k`` checks its share of the
+    clusters under seed ``seed * jobs + k``, so one job is exactly ``run_campaign(seed=seed)``
+    and a campaign stays a function of its arguments. Each worker shrinks its own failures; the
+    merged result keeps the first counterexample per predicate, in worker order."""
+    shares = [examples // jobs + (k < examples % jobs) for k in range(jobs)]
+    parts = [
+        _Part(n, seed * jobs + k, spec, nodes, pods, shrink, oracle, textbook)
+        for k, n in enumerate(shares)
+        if n
+    ]
+    start = time.perf_counter()
+    if len(parts) == 1:
+        results = [_work(parts[0], progress)]
+    else:
+        results = _fan_out(parts, examples, progress)
+    merged = CampaignResult(spec, seed=seed, nodes=nodes, pods=pods, jobs=jobs)
+    for r in results:
+        merged.examples += r.examples
+        merged.totals.merge(r.totals)
+        merged.failing_examples.update(r.failing_examples)
+        have = {c.predicate for c in merged.counterexamples}
+        merged.counterexamples += [c for c in r.counterexamples if c.predicate not in have]
+    merged.seconds = time.perf_counter() - start
+    return merged
+
+
+def _fan_out(
+    parts: list[_Part], examples: int, progress: Callable[[int, int], None] | None
+) -> list[CampaignResult]:
+    import concurrent.futures as cf
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork")
+    done = context.Value("i", 0)
+    with cf.ProcessPoolExecutor(
+        len(parts), mp_context=context, initializer=_share_count, initargs=(done,)
+    ) as pool:
+        futures = [pool.submit(_work, part) for part in parts]
+        pending: set[cf.Future[CampaignResult]] = set(futures)
+        while pending:
+            _, pending = cf.wait(pending, timeout=0.25, return_when=cf.FIRST_EXCEPTION)
+            if progress is not None:
+                progress(done.value, examples)
+            for f in futures:
+                if f.done() and f.exception() is not None:
+                    raise f.exception()  # type: ignore[misc]
+        return [f.result() for f in futures]
 
 
 def _failing(checker: Checker, predicate: str, objects: Objects) -> tuple[Disagreement, ...]:

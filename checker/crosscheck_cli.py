@@ -55,6 +55,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     cc.add_argument("--textbook", default="textbook", metavar="SPEC",
                     help="with --oracle: the seed spec also judged against the real scheduler "
                     "(default textbook; a .tla path for a repaired one)")  # fmt: skip
+    cc.add_argument("--jobs", type=int, default=1, metavar="J",
+                    help="worker processes (worker k draws under seed S*J+k)")  # fmt: skip
     cc.add_argument("--json", action="store_true", help="machine-readable output")
 
 
@@ -78,35 +80,36 @@ class _Progress:
 
 
 def run_crosscheck(args: argparse.Namespace, out: TextIO) -> int:
-    from schedspec.checker.campaign import run_campaign, write_counterexamples
+    from schedspec.checker.campaign import run_parallel, write_counterexamples
 
     if args.examples < 1:
         raise UsageError("--examples must be at least 1")
+    if args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
     if args.write_regressions and not args.out:
         raise UsageError("--write-regressions needs --out DIR")
     spec = "scheduler" if args.spec == "kube" else args.spec
+    if args.oracle and spec == "textbook":
+        raise UsageError("--oracle kube judges the scheduler spec, not the textbook")
+    if args.oracle:
+        from schedspec.checker.oracle import ensure_binary
+
+        ensure_binary()  # once, before the workers start their own kube-schedulers
     progress = _Progress(sys.stderr) if sys.stderr.isatty() and not args.json else None
     with contextlib.ExitStack() as stack:
-        checker = None
-        if args.oracle:
-            from schedspec.checker.differential import Checker
-            from schedspec.checker.oracle import Oracle
-
-            if spec == "textbook":
-                raise UsageError("--oracle kube judges the scheduler spec, not the textbook")
-            oracle = stack.enter_context(Oracle())
-            checker = Checker(spec, oracle=oracle, textbook=args.textbook)
         if progress is not None:
             stack.callback(progress.close)
-        result = run_campaign(
+        result = run_parallel(
             args.examples,
             args.seed,
             spec,
+            jobs=args.jobs,
             nodes=args.nodes,
             pods=args.pods,
-            checker=checker,
-            progress=progress,
             shrink=not args.no_shrink,
+            oracle=bool(args.oracle),
+            textbook=args.textbook,
+            progress=progress,
         )
     if args.out:
         write_counterexamples(
@@ -125,7 +128,8 @@ def _print(result: CampaignResult, out: TextIO) -> None:
     out.write(
         f"crosscheck {result.spec}: {result.examples} clusters "
         f"({result.nodes[0]}–{result.nodes[1]} nodes, {result.pods[0]}–{result.pods[1]} pods), "
-        f"seed {result.seed}, {result.seconds:.1f} s ({rate:.0f} clusters/s)\n\n"
+        f"seed {result.seed}{f', {result.jobs} jobs' if result.jobs > 1 else ''}, "
+        f"{result.seconds:.1f} s ({rate:.0f} clusters/s)\n\n"
     )
     rows = result.by_predicate()
     width = max([len(p) for p in rows] + [9])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -79,3 +80,37 @@ def test_bad_sizes_are_rejected_by_the_parser(capsys: pytest.CaptureFixture[str]
         main(["crosscheck", "--nodes", "5:2"])
     assert stop.value.code == 2
     assert "want 0 ≤ MIN ≤ MAX" in capsys.readouterr().err
+
+
+def test_parallel_campaign_is_its_workers_campaigns_merged() -> None:
+    from schedspec.checker.campaign import run_campaign, run_parallel
+
+    sizes = {"nodes": (1, 3), "pods": (1, 4)}
+    merged = run_parallel(13, seed=5, jobs=2, shrink=False, **sizes)
+    # worker k draws under seed 5 * 2 + k; the first takes the odd cluster out
+    parts = [run_campaign(7, 10, shrink=False, **sizes), run_campaign(6, 11, shrink=False, **sizes)]
+    assert merged.examples == 13 and merged.jobs == 2
+    assert merged.checked == parts[0].checked + parts[1].checked
+    for counts in ("compared", "agreed"):
+        assert getattr(merged.totals.agreement, counts) == sum(
+            (getattr(p.totals.agreement, counts) for p in parts), Counter()
+        )
+    # one job is exactly the campaign under the seed itself
+    assert run_parallel(7, seed=10, jobs=1, **sizes).checked == parts[0].checked
+
+
+def test_jobs_split_the_textbook_campaign_and_report_each_rule_once(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, _ = run(capsys, "crosscheck", "--spec", "textbook", "--examples", "12",
+                       "--jobs", "2", "--no-shrink", "--json")  # fmt: skip
+    data = json.loads(out)
+    assert code == 1 and data["jobs"] == 2 and data["examples"] == 12
+    rules = [c["predicate"] for c in data["counterexamples"]]
+    assert rules and len(rules) == len(set(rules))
+    failing = {p for p, row in data["by_predicate"].items() if row["disagreements"]}
+    assert set(rules) == failing
+    code, out, _ = run(capsys, "crosscheck", "--examples", "4", "--jobs", "2", "--nodes", "1:2")
+    assert code == 0 and "seed 0, 2 jobs" in out
+    code, _, err = run(capsys, "crosscheck", "--jobs", "0")
+    assert code == 2 and "--jobs must be at least 1" in err
