@@ -12,8 +12,9 @@ or nominated to) gives another witness. So unless the query itself names an obje
 ``pod-0`` or a pod's uid), the free variables are *pinned*: the first pod variable is ``pod-0``,
 the second ``pod-1``, the first node variable ``node-0``, and so on — a query has a witness iff
 it has one with them pinned, and a pinned record is a plain record where an open choice would be
-an IF-chain over every object (a 50 × 50 Feasible query compiles to a fifth of the terms). A query
-that names an object keeps each variable an open *choice*, an index into the pods or nodes.
+an IF-chain over every object (on 20 nodes × 20 pods, ``Feasible(p, n)`` compiles to 28 thousand
+terms in 1.2 s pinned, to a million in 28 s open). A query that names an object keeps each
+variable an open *choice*, an index into the pods or nodes.
 
 Answers are ``sat`` (a witness cluster, written as Kubernetes manifests and as an ITF trace),
 ``unsat`` (no cluster within the bounds — never more than that), or ``unknown`` (the solver gave
