@@ -216,7 +216,7 @@ class _Part:
     textbook: str
 
 
-_DONE: Any = None  # a worker's shared count of checked clusters (multiprocessing.Value)
+_DONE: Any = None  # in a worker: the shared count of checked clusters (multiprocessing.Value)
 
 
 def _share_count(done: Any) -> None:
@@ -245,7 +245,7 @@ def _work(part: _Part, progress: Callable[[int, int], None] | None = None) -> Ca
             nodes=part.nodes,
             pods=part.pods,
             checker=checker,
-            progress=progress if progress is not None else (_tick if _DONE is not None else None),
+            progress=progress,
             shrink=part.shrink,
         )
 
@@ -300,7 +300,7 @@ def _fan_out(
     with cf.ProcessPoolExecutor(
         len(parts), mp_context=context, initializer=_share_count, initargs=(done,)
     ) as pool:
-        futures = [pool.submit(_work, part) for part in parts]
+        futures = [pool.submit(_work, part, _tick) for part in parts]
         pending: set[cf.Future[CampaignResult]] = set(futures)
         while pending:
             _, pending = cf.wait(pending, timeout=0.25, return_when=cf.FIRST_EXCEPTION)
