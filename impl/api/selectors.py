@@ -34,12 +34,14 @@ __all__ = [
     "compile_label_selector",
     "compile_node_selector",
     "compile_term",
+    "label_selector_error",
 ]
 
 _Labels = Mapping[str, str]
 _LABEL_NAME = re.compile(r"([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?")
 _DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
 _INT64 = re.compile(r"[+-]?[0-9]+")
+_OPERATORS = frozenset({"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,17 +111,49 @@ def _valid_value(v: str) -> bool:
     return len(v) <= 63 and _LABEL_NAME.fullmatch(v) is not None
 
 
+def _requirement_error(key: str, op: str, values: tuple[str, ...]) -> str | None:
+    """Why ``labels.NewRequirement`` refuses ``key op values`` (its field errors, shortened)."""
+    if not _valid_key(key):
+        return f"key: Invalid value: {key!r}: not a qualified label name"
+    bad = [v for v in values if not _valid_value(v)]
+    if bad:
+        return f"values[{values.index(bad[0])}]: Invalid value: {bad[0]!r}: not a label value"
+    if op in ("In", "NotIn") and not values:
+        return "values: Invalid value: []: for 'in', 'notin' operators, values set can't be empty"
+    if op in ("Exists", "DoesNotExist") and values:
+        return (
+            f"values: Invalid value: {list(values)}: "
+            "values set must be empty for exists and does not exist"
+        )
+    if op in ("Gt", "Lt"):
+        if len(values) != 1:
+            return "values: Invalid value: for 'Gt', 'Lt' operators, exactly one value is required"
+        if not _INT64.fullmatch(values[0]) or not -(2**63) <= int(values[0]) < 2**63:
+            return f"values[0]: Invalid value: {values[0]!r}: for 'Gt', 'Lt' operators, an integer"
+    return None
+
+
 def _requirement(key: str, op: str, values: tuple[str, ...]) -> _Req | None:
     """``labels.NewRequirement``: the compiled requirement, or None on a parse error."""
-    if not _valid_key(key) or not all(_valid_value(v) for v in values):
+    if op not in _OPERATORS or _requirement_error(key, op, values) is not None:
         return None
-    if op in ("In", "NotIn"):
-        return _Req(key, op, frozenset(values)) if values else None
-    if op in ("Exists", "DoesNotExist"):
-        return None if values else _Req(key, op, frozenset())
-    if op in ("Gt", "Lt") and len(values) == 1 and _INT64.fullmatch(values[0]):
-        number = int(values[0])
-        return _Req(key, op, frozenset(), number) if -(2**63) <= number < 2**63 else None
+    if op in ("Gt", "Lt"):
+        return _Req(key, op, frozenset(), int(values[0]))
+    return _Req(key, op, frozenset(values))
+
+
+def label_selector_error(selector: LabelSelector | None) -> str | None:
+    """Why ``metav1.LabelSelectorAsSelector`` refuses ``selector`` (None: it converts). Its
+    first refused match expression decides: an unknown operator, then ``NewRequirement``'s
+    checks."""
+    if selector is None:
+        return None
+    for e in selector.match_expressions:
+        if e.operator not in ("In", "NotIn", "Exists", "DoesNotExist"):
+            return f"{e.operator!r} is not a valid label selector operator"
+        why = _requirement_error(e.key, e.operator, e.values)
+        if why is not None:
+            return why
     return None
 
 
@@ -129,15 +163,10 @@ def compile_label_selector(selector: LabelSelector | None) -> Selector:
         return NOTHING
     if not selector.match_labels and not selector.match_expressions:
         return EVERYTHING
-    exprs: list[_Req] = []
-    for e in selector.match_expressions:
-        if e.operator not in ("In", "NotIn", "Exists", "DoesNotExist"):
-            return NOTHING
-        req = _requirement(e.key, e.operator, e.values)
-        if req is None:
-            return NOTHING
-        exprs.append(req)
-    return Selector(tuple(sorted(selector.match_labels.items())), tuple(exprs))
+    if label_selector_error(selector) is not None:
+        return NOTHING
+    exprs = tuple(_Req(e.key, e.operator, frozenset(e.values)) for e in selector.match_expressions)
+    return Selector(tuple(sorted(selector.match_labels.items())), exprs)
 
 
 # --------------------------------------------------------------------------- node selectors

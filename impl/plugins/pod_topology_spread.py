@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from schedspec.impl.api import Node, Pod
-from schedspec.impl.api.selectors import Selector, compile_label_selector
+from schedspec.impl.api.selectors import Selector, compile_label_selector, label_selector_error
 from schedspec.impl.errors import ConfigError
 from schedspec.impl.framework.args import check_fields, get_list, get_str
 from schedspec.impl.framework.cycle_state import CycleState
@@ -91,6 +91,19 @@ def _constraints(pod: Pod, when: str) -> list[_Constraint]:
         for c in pod.topology_spread_constraints
         if c.when_unsatisfiable == when
     ]
+
+
+def _constraints_error(pod: Pod, when: str) -> str | None:
+    """Why PreFilter (``when`` DoNotSchedule) or PreScore (ScheduleAnyway) cannot build the
+    pod's constraints: a label selector ``LabelSelectorAsSelector`` refuses (plugin.go
+    ``filterTopologySpreadConstraints``). The loader warns about such selectors; kube-scheduler
+    answers the cycle with Error."""
+    for i, c in enumerate(pod.topology_spread_constraints):
+        if c.when_unsatisfiable == when:
+            why = label_selector_error(c.label_selector)
+            if why is not None:
+                return f"topologySpreadConstraints[{i}].labelSelector: {why}"
+    return None
 
 
 def _has_all_keys(node: Node, constraints: Sequence[_Constraint]) -> bool:
@@ -172,7 +185,10 @@ def _filter(s: _PreFilterState, node: Node) -> Status | None:
 
 
 def fits(pod: Pod, node_info: NodeInfo, all_nodes: Sequence[NodeInfo]) -> bool:
-    """The DoNotSchedule constraints of ``pod`` hold on ``node_info`` given ``all_nodes``."""
+    """The DoNotSchedule constraints of ``pod`` hold on ``node_info`` given ``all_nodes``
+    (never when one of their selectors is invalid: PreFilter errors)."""
+    if _constraints_error(pod, "DoNotSchedule") is not None:
+        return False
     s = _pre_filter_state(pod, all_nodes)
     return node_info.node is not None and _filter(s, node_info.node) is None
 
@@ -281,6 +297,9 @@ class PodTopologySpread:
             c.when_unsatisfiable == "DoNotSchedule" for c in pod.topology_spread_constraints
         ):
             return None, Status(Code.SKIP)
+        why = _constraints_error(pod, "DoNotSchedule")
+        if why is not None:
+            return None, Status(Code.ERROR, (f"get constraints from pod: {why}",))
         state.write(_PRE_FILTER_KEY, _pre_filter_state(pod, nodes))
         return None, None
 

@@ -167,3 +167,27 @@ def test_pods_without_constraints_skip_both_filter_and_score() -> None:
     plugin = PodTopologySpread(None)  # type: ignore[arg-type]
     _, status = plugin.pre_filter(CycleState(), pod(), [])
     assert status is not None and status.code is Code.SKIP
+
+
+@pytest.mark.parametrize(
+    ("expression", "why"),
+    [
+        ({"key": "app", "operator": "In", "values": []}, "values set can't be empty"),
+        ({"key": "app", "operator": "Exists", "values": ["web"]}, "values set must be empty"),
+        ({"key": "app", "operator": "Near"}, "'Near' is not a valid label selector operator"),
+    ],
+)
+def test_an_invalid_hard_selector_is_a_prefilter_error(
+    expression: dict[str, Any], why: str
+) -> None:
+    # filterTopologySpreadConstraints: LabelSelectorAsSelector's error fails PreFilter with Error,
+    # on every node, instead of the selector counting nothing.
+    nodes = cluster(0, 0)
+    p = pod("new", labels=WEB, spec=spread(selector={"matchExpressions": [expression]}))
+    _, status = PodTopologySpread(None).pre_filter(CycleState(), p, nodes)  # type: ignore[arg-type]
+    assert status is not None and status.code is Code.ERROR
+    assert status.reasons[0].startswith("get constraints from pod: topologySpreadConstraints[0]")
+    assert why in status.reasons[0]
+    assert not any(pod_topology_spread.fits(p, ni, nodes) for ni in nodes)
+    soft = pod("new", labels=WEB, spec=spread("ScheduleAnyway", {"matchExpressions": [expression]}))
+    assert PodTopologySpread(None).pre_filter(CycleState(), soft, nodes)[1].code is Code.SKIP  # type: ignore[arg-type,union-attr]
