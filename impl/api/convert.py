@@ -54,7 +54,9 @@ def label_selector(raw: _Obj | None) -> LabelSelector | None:
     if raw is None:
         return None
     exprs = tuple(
-        LabelSelectorRequirement(e["key"], e.get("operator", ""), tuple(e.get("values") or ()))
+        LabelSelectorRequirement(
+            e.get("key", ""), e.get("operator", ""), tuple(e.get("values") or ())
+        )
         for e in raw.get("matchExpressions") or ()
     )
     return LabelSelector(dict(raw.get("matchLabels") or {}), exprs)
@@ -73,7 +75,9 @@ def _merge_keys(
 
 def _node_requirements(raw: list[_Obj] | None) -> tuple[NodeSelectorRequirement, ...]:
     return tuple(
-        NodeSelectorRequirement(r["key"], r.get("operator", ""), tuple(r.get("values") or ()))
+        NodeSelectorRequirement(
+            r.get("key", ""), r.get("operator", ""), tuple(r.get("values") or ())
+        )
         for r in raw or ()
     )
 
