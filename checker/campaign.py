@@ -1,6 +1,8 @@
 """A differential campaign: many generated clusters through the :class:`Checker`, every
 undeclared disagreement shrunk to a small cluster a person can read.
 
+0. **Corpus.** Seed clusters (``corpus``, :mod:`schedspec.checker.corpus`: Z3 states, scenario
+   files, your manifests) are checked first, each exactly as a generated cluster is.
 1. **Generate.** Hypothesis draws ``examples`` clusters from :func:`strategies.cluster_objects`
    under ``seed`` (no example database: a campaign is a function of its arguments) and each one is
    checked; every disagreement is counted per predicate.
@@ -8,7 +10,8 @@ undeclared disagreement shrunk to a small cluster a person can read.
    with the failure as the test condition, so Hypothesis shrinks it; the result is then minimised
    by :func:`minimise.minimise` (drop objects, labels, taints, terms; lower numbers) while the same
    predicate still disagrees on the same kind of verdicts. Without shrinking, the first failing
-   cluster of each predicate is reported as drawn.
+   cluster of each predicate is reported as drawn. A predicate only a corpus cluster fails is
+   reported with that cluster, minimised.
 3. **Report.** :class:`Counterexample` carries the objects as YAML, both verdicts and the rule;
    ``write_counterexamples`` writes them to a directory, and with ``regressions=True`` a pytest
    file per counterexample that fails while the disagreement stands.
@@ -28,6 +31,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
+from schedspec.checker.corpus import Seed
 from schedspec.checker.differential import Checker, ClusterCheck, Disagreement
 from schedspec.cluster import Cluster, from_objects
 from schedspec.errors import ManifestError
@@ -48,6 +52,7 @@ class Counterexample:
     predicate: str
     objects: Objects
     disagreements: tuple[Disagreement, ...]
+    source: str = ""  # the corpus seed it was minimised from; "" when generated
 
     @property
     def yaml(self) -> str:
@@ -57,6 +62,8 @@ class Counterexample:
 
     def describe(self) -> str:
         lines = [f"# {self.predicate}: spec and impl disagree"]
+        if self.source:
+            lines.append(f"# from the corpus: {self.source}")
         lines += [f"#   {d.describe()}" for d in self.disagreements]
         return "\n".join(lines) + "\n" + self.yaml
 
@@ -65,6 +72,7 @@ class Counterexample:
 class CampaignResult:
     spec: str
     examples: int = 0
+    corpus: int = 0  # seed clusters checked before the generated ones
     seed: int = 0
     nodes: tuple[int, int] = (1, 10)
     pods: tuple[int, int] = (1, 10)
@@ -103,6 +111,7 @@ class CampaignResult:
         return {
             "spec": self.spec,
             "examples": self.examples,
+            "corpus": self.corpus,
             "seed": self.seed,
             "jobs": self.jobs,
             "sizes": {"nodes": list(self.nodes), "pods": list(self.pods)},
@@ -120,6 +129,7 @@ class CampaignResult:
             "counterexamples": [
                 {
                     "predicate": c.predicate,
+                    "source": c.source,
                     "verdicts": [d.describe() for d in c.disagreements],
                     "objects": c.objects,
                 }
@@ -167,37 +177,56 @@ def run_campaign(
     progress: Callable[[int, int], None] | None = None,
     shrink: bool = True,
     minimise: bool = True,
+    corpus: Sequence[Seed] = (),
 ) -> CampaignResult:
-    """Check ``examples`` generated clusters; see the module docstring."""
+    """Check the ``corpus``, then ``examples`` generated clusters; see the module docstring."""
     checker = checker or Checker(spec)
     strategy = strategy if strategy is not None else _strategy(nodes, pods)
     result = CampaignResult(spec, seed=seed, nodes=nodes, pods=pods)
     first: dict[str, Objects] = {}
+    seeded: dict[str, Seed] = {}
+    total = examples + len(corpus)
     start = time.perf_counter()
 
-    @hypothesis_seed(seed)
-    @_settings(examples, [Phase.generate])
-    @given(strategy)
-    def generate(objects: Objects) -> None:
-        cluster = _load(objects)
-        if cluster is None:
-            return
-        check = checker.check(cluster)
-        result.examples += 1
+    def record(check: ClusterCheck) -> set[str]:
         result.totals.merge(check)
-        for predicate in {d.predicate for d in check.undeclared}:
-            result.failing_examples[predicate] += 1
-            first.setdefault(predicate, objects)
+        failing = {d.predicate for d in check.undeclared}
+        result.failing_examples.update(failing)
         if progress is not None:
-            progress(result.examples, examples)
+            progress(result.corpus + result.examples, total)
+        return failing
 
-    generate()
+    for s in corpus:
+        cluster = _load(s.objects)
+        if cluster is None:  # manifest_seeds validated it: only a hand-built Seed gets here
+            raise ManifestError("not a valid cluster", where=s.source)
+        result.corpus += 1
+        for predicate in record(checker.check(cluster)):
+            seeded.setdefault(predicate, s)
+
+    if examples:
+
+        @hypothesis_seed(seed)
+        @_settings(examples, [Phase.generate])
+        @given(strategy)
+        def generate(objects: Objects) -> None:
+            cluster = _load(objects)
+            if cluster is None:
+                return
+            result.examples += 1
+            for predicate in record(checker.check(cluster)):
+                first.setdefault(predicate, objects)
+
+        generate()
     for predicate, objects in first.items():
         if shrink:
             found = _counterexample(checker, strategy, seed, examples, predicate, objects, minimise)
         else:  # the first cluster that failed, as drawn
             found = Counterexample(predicate, objects, _failing(checker, predicate, objects))
         result.counterexamples.append(found)
+    for predicate, s in seeded.items():
+        if predicate not in first:
+            result.counterexamples.append(_seed_counterexample(checker, predicate, s, minimise))
     result.seconds = time.perf_counter() - start
     return result
 
@@ -214,6 +243,7 @@ class _Part:
     shrink: bool
     oracle: bool
     textbook: str
+    corpus: tuple[Seed, ...] = ()
 
 
 _DONE: Any = None  # in a worker: the shared count of checked clusters (multiprocessing.Value)
@@ -247,6 +277,7 @@ def _work(part: _Part, progress: Callable[[int, int], None] | None = None) -> Ca
             checker=checker,
             progress=progress,
             shrink=part.shrink,
+            corpus=part.corpus,
         )
 
 
@@ -262,25 +293,30 @@ def run_parallel(
     oracle: bool = False,
     textbook: str = "textbook",
     progress: Callable[[int, int], None] | None = None,
+    corpus: Sequence[Seed] = (),
 ) -> CampaignResult:
     """:func:`run_campaign` split across ``jobs`` processes. Worker ``k`` checks its share of the
     clusters under seed ``seed * jobs + k``, so one job is exactly ``run_campaign(seed=seed)``
     and a campaign stays a function of its arguments. Each worker shrinks its own failures; the
-    merged result keeps the first counterexample per predicate, in worker order."""
+    merged result keeps the first counterexample per predicate, in worker order. Worker ``k``
+    also checks every ``jobs``-th seed of the ``corpus`` from the ``k``-th."""
     shares = [examples // jobs + (k < examples % jobs) for k in range(jobs)]
     parts = [
-        _Part(n, seed * jobs + k, spec, nodes, pods, shrink, oracle, textbook)
+        _Part(
+            n, seed * jobs + k, spec, nodes, pods, shrink, oracle, textbook, tuple(corpus[k::jobs])
+        )
         for k, n in enumerate(shares)
-        if n
+        if n or corpus[k::jobs]
     ]
     start = time.perf_counter()
     if len(parts) == 1:
         results = [_work(parts[0], progress)]
     else:
-        results = _fan_out(parts, examples, progress)
+        results = _fan_out(parts, examples + len(corpus), progress)
     merged = CampaignResult(spec, seed=seed, nodes=nodes, pods=pods, jobs=jobs)
     for r in results:
         merged.examples += r.examples
+        merged.corpus += r.corpus
         merged.totals.merge(r.totals)
         merged.failing_examples.update(r.failing_examples)
         have = {c.predicate for c in merged.counterexamples}
@@ -317,6 +353,17 @@ def _failing(checker: Checker, predicate: str, objects: Objects) -> tuple[Disagr
     if cluster is None:
         return ()
     return tuple(d for d in checker.check(cluster).undeclared if d.predicate == predicate)
+
+
+def _seed_counterexample(
+    checker: Checker, predicate: str, seed: Seed, minimise: bool
+) -> Counterexample:
+    objects = seed.objects
+    if minimise:
+        from schedspec.checker.minimise import minimise as k8s_minimise
+
+        objects = k8s_minimise(objects, lambda objs: bool(_failing(checker, predicate, objs)))
+    return Counterexample(predicate, objects, _failing(checker, predicate, objects), seed.source)
 
 
 def _counterexample(

@@ -57,6 +57,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                     "(default textbook; a .tla path for a repaired one)")  # fmt: skip
     cc.add_argument("--jobs", type=int, default=1, metavar="J",
                     help="worker processes (worker k draws under seed S*J+k)")  # fmt: skip
+    cc.add_argument("--corpus", action="append", default=[], metavar="PATH",
+                    help="also check these clusters first: a manifest or scenario file, or a "
+                    "directory of them (repeatable)")  # fmt: skip
+    cc.add_argument("--z3-states", action="store_true",
+                    help="also check first a Z3 witness cluster per CASE arm and conjunct of the "
+                    "spec's Filter path (solved once, then cached)")  # fmt: skip
     cc.add_argument("--json", action="store_true", help="machine-readable output")
 
 
@@ -81,9 +87,10 @@ class _Progress:
 
 def run_crosscheck(args: argparse.Namespace, out: TextIO) -> int:
     from schedspec.checker.campaign import run_parallel, write_counterexamples
+    from schedspec.checker.corpus import manifest_seeds, z3_seeds
 
-    if args.examples < 1:
-        raise UsageError("--examples must be at least 1")
+    if args.examples < 0 or (args.examples == 0 and not (args.corpus or args.z3_states)):
+        raise UsageError("--examples must be at least 1 (or 0 with --corpus/--z3-states)")
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
     if args.write_regressions and not args.out:
@@ -91,6 +98,9 @@ def run_crosscheck(args: argparse.Namespace, out: TextIO) -> int:
     spec = "scheduler" if args.spec == "kube" else args.spec
     if args.oracle and spec == "textbook":
         raise UsageError("--oracle kube judges the scheduler spec, not the textbook")
+    corpus = manifest_seeds(args.corpus)  # a bad file stops here, before any cluster is checked
+    if args.z3_states:
+        corpus += z3_seeds(spec)
     if args.oracle:
         from schedspec.checker.oracle import ensure_binary
 
@@ -110,6 +120,7 @@ def run_crosscheck(args: argparse.Namespace, out: TextIO) -> int:
             oracle=bool(args.oracle),
             textbook=args.textbook,
             progress=progress,
+            corpus=corpus,
         )
     if args.out:
         write_counterexamples(
@@ -124,10 +135,11 @@ def run_crosscheck(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _print(result: CampaignResult, out: TextIO) -> None:
-    rate = result.examples / result.seconds if result.seconds else 0.0
+    rate = (result.examples + result.corpus) / result.seconds if result.seconds else 0.0
     out.write(
         f"crosscheck {result.spec}: {result.examples} clusters "
         f"({result.nodes[0]}–{result.nodes[1]} nodes, {result.pods[0]}–{result.pods[1]} pods), "
+        f"{f'{result.corpus} corpus clusters, ' if result.corpus else ''}"
         f"seed {result.seed}{f', {result.jobs} jobs' if result.jobs > 1 else ''}, "
         f"{result.seconds:.1f} s ({rate:.0f} clusters/s)\n\n"
     )
