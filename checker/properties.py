@@ -22,6 +22,8 @@ the spec about that cluster:
 ``preemption``            the victims are on the nominated node, all of lower priority,
                           ``ValidVictims`` and ``MinimalVictims``, and the node is in
                           ``PreemptionNodes(p)``
+``no_preemption``         a FitError the cycle did not answer with a nomination: p was not
+                          ``EligibleToPreempt``, or ``PreemptionNodes(p) = {}``
 ========================  ==================================================================
 
 What cannot be checked exactly is skipped and counted, never loosened (:class:`PropertyReport`
@@ -89,6 +91,7 @@ __all__ = [
     "check_best",
     "check_decision",
     "check_feasible",
+    "check_no_preemption",
     "check_preemption",
     "check_run",
     "check_two_pass",
@@ -406,6 +409,22 @@ def check_unschedulable(spec: LoadedSpec, d: Decision, report: PropertyReport) -
         _violate(report, "unschedulable", d, None, why, "Feasible", judged=feasible)
 
 
+def check_no_preemption(spec: LoadedSpec, d: Decision, report: PropertyReport) -> None:
+    """A FitError without a preemption: p could not preempt, or no node would have made room
+    (``preemption.go`` Evaluator.Preempt nominates whenever the dry run finds a candidate)."""
+    if not d.unschedulable or d.preemption is not None:
+        return
+    ask = _Ask(spec, d)
+    if ask("EligibleToPreempt", ask.pod) is not True:
+        report.skipped["no_preemption: not EligibleToPreempt"] += 1
+        return
+    report.checked["no_preemption"] += 1
+    nodes = ask.names(ask("PreemptionNodes", ask.pod))
+    if nodes:
+        why = f"unschedulable and no preemption, but PreemptionNodes is {nodes}"
+        _violate(report, "no_preemption", d, None, why, "PreemptionNodes", per_pod=True)
+
+
 def check_best(spec: LoadedSpec, d: Decision, report: PropertyReport) -> None:
     """The host is in ``Best(p)``; a feasible ``nominatedNodeName`` is taken as it is."""
     if not d.host:
@@ -500,6 +519,7 @@ PROPERTIES: Mapping[str, Property] = {
     "unschedulable": check_unschedulable,
     "best": check_best,
     "preemption": check_preemption,
+    "no_preemption": check_no_preemption,
 }
 """Every property by name, in the order they run."""
 

@@ -19,9 +19,11 @@ from schedspec.checker.properties import (
 )
 from schedspec.checker.strategies import clusters as shared_clusters
 from schedspec.cluster import Cluster, from_objects
+from schedspec.impl.framework import Code, Status
 from schedspec.impl.framework.nominator import Nominator
 from schedspec.impl.framework.registry import Registry
 from schedspec.impl.plugins import in_tree_registry, node_resources_fit, taint_toleration
+from schedspec.impl.plugins.default_preemption import DefaultPreemption
 from schedspec.impl.simulate import build
 from schedspec.spec.load import LoadedSpec, load_spec
 
@@ -222,6 +224,32 @@ def test_a_scheduler_ignoring_resources_is_caught_preempting_too_much(spec: Load
     assert report.violations == [] and report.checked["preemption"] == 1
     bad = judge(cluster, spec, registry=wrong(node_resources_fit.NAME, _NoFit))
     assert ("feasible", "default/hi", "n0") in [(v.property, v.pod, v.node) for v in bad.undeclared]
+
+
+def test_a_scheduler_that_never_preempts_is_caught(
+    spec: LoadedSpec, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # hi fits on n0 once lo0 and lo1 are gone: a dry run that finds no victims leaves hi
+    # pending, and an unschedulable verdict alone (no node is Feasible) cannot see that
+    cluster = from_objects(
+        [
+            node("n0", cpu="2"),
+            pod("lo0", node_name="n0"),
+            pod("lo1", node_name="n0", priority=10),  # not tied with lo0: no declared difference
+            pod("hi", cpu="2", priority=100),
+            pod("never", cpu="2", priority=100, preemptionPolicy="Never"),
+        ]
+    )
+    assert judge(cluster, spec).violations == []
+
+    def no_victims(self: object, *args: object) -> tuple[list[object], int, Status]:
+        return [], 0, Status(Code.UNSCHEDULABLE, ("no victims",))
+
+    monkeypatch.setattr(DefaultPreemption, "select_victims_on_node", no_victims)
+    report = judge(cluster, spec)
+    assert [(v.property, v.pod) for v in report.undeclared] == [("no_preemption", "default/hi")]
+    assert "PreemptionNodes is ['n0']" in report.undeclared[0].detail
+    assert report.skipped["no_preemption: not EligibleToPreempt"] >= 1  # never's policy
 
 
 def test_a_wrong_preemption_victim_set_is_caught(spec: LoadedSpec) -> None:
