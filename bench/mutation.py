@@ -41,6 +41,8 @@ def _default_killers() -> list[str]:
     have = importlib.util.find_spec
     if have("schedspec.checker.campaign") and have("schedspec.checker.strategies"):
         killers = ["campaign"]
+        if have("schedspec.checker.corpus"):
+            killers.append("corpus")
         if have("schedspec.checker.properties"):
             killers.append("properties@30")
         return killers
@@ -64,8 +66,8 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument(
         "--killer",
         action="append",
-        help="campaign | properties | pytest | module:function; repeat to chain "
-        "(default: campaign then properties when present, else pytest)",
+        help="campaign | corpus | properties | pytest | module:function; repeat to chain "
+        "(default: campaign, corpus, properties@30 when present, else pytest)",
     )
     ap.add_argument("--timeout", type=float, help="seconds per mutant (default 10x baseline + 30)")
     ap.add_argument(

@@ -29,6 +29,8 @@ when the problems differ from the unmutated baseline's (normally none), when the
 when the child dies; a child still running after ``timeout`` seconds is killed by the parent and
 counted apart (``timeout``). ``campaign_killer`` runs the checker's short campaign
 (``schedspec.checker.campaign.run_campaign``, undeclared disagreements are problems);
+``corpus_killer`` the seed corpus (Z3 witness states, the warned states, the hand-checked
+scenarios) through the same differential check and the decision-level properties;
 ``properties_killer`` the decision-level properties; ``pytest_killer`` the impl unit tests (the
 stand-in used before the campaign existed).
 """
@@ -66,6 +68,7 @@ __all__ = [
     "StaleSource",
     "apply_mutant",
     "campaign_killer",
+    "corpus_killer",
     "enumerate_mutants",
     "load_killer",
     "properties_killer",
@@ -619,15 +622,56 @@ def campaign_killer(examples: int, seed: int) -> list[str]:
     return _problems(result)
 
 
+SCENARIOS = "tests/spec/scenarios"
+
+
+@functools.cache
+def _corpus() -> tuple[Any, ...]:
+    """The seeds, built once in the parent: the Z3 states (solved or read from the disk cache)
+    and the warned states, then the hand-checked scenarios when run from a source tree."""
+    import schedspec.impl
+    from schedspec.checker.corpus import manifest_seeds, z3_seeds
+
+    seeds = z3_seeds()
+    scenarios = _module_file(schedspec.impl).parent.parent / SCENARIOS
+    if scenarios.is_dir():
+        seeds += manifest_seeds([scenarios])
+    return tuple(seeds)
+
+
+def corpus_killer(examples: int, seed: int) -> list[str]:
+    """The seed corpus through the differential check (undeclared disagreements) and the
+    decision-level properties (undeclared violations); ``examples`` is unused."""
+    from schedspec.checker.campaign import run_campaign
+
+    corpus = _corpus()
+    result = run_campaign(examples=0, checker=_checker(), shrink=False, corpus=corpus)
+    problems = _problems(result)
+    for s in corpus:
+        problems += _properties_problems(s.objects, seed)
+    return problems
+
+
+def _properties_problems(objects: list[dict[str, Any]], seed: int) -> list[str]:
+    from schedspec.checker.properties import run_properties
+    from schedspec.cluster import from_objects
+    from schedspec.errors import ManifestError
+
+    try:
+        cluster = from_objects(objects)
+    except ManifestError:
+        return []
+    report = run_properties(cluster, seed=seed, spec=_loaded_spec())
+    undeclared = [v for v in report.violations if getattr(v, "declared", None) is None]
+    return [v.describe() for v in undeclared]
+
+
 def properties_killer(examples: int, seed: int) -> list[str]:
     """The decision-level properties on scheduling runs of generated clusters: every violation."""
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import seed as hypothesis_seed
 
-    from schedspec.checker.properties import run_properties
     from schedspec.checker.strategies import cluster_objects
-    from schedspec.cluster import from_objects
-    from schedspec.errors import ManifestError
 
     problems: list[str] = []
 
@@ -642,13 +686,7 @@ def properties_killer(examples: int, seed: int) -> list[str]:
     )
     @given(cluster_objects())
     def judge(objects: list[dict[str, Any]]) -> None:
-        try:
-            cluster = from_objects(objects)
-        except ManifestError:
-            return
-        report = run_properties(cluster, seed=seed, spec=_loaded_spec())
-        undeclared = [v for v in report.violations if getattr(v, "declared", None) is None]
-        problems.extend(v.describe() for v in undeclared)
+        problems.extend(_properties_problems(objects, seed))
 
     judge()
     return problems
@@ -672,14 +710,15 @@ def pytest_killer(examples: int, seed: int) -> list[str]:
 
 _BUILTIN_KILLERS: dict[str, Killer] = {
     "campaign": campaign_killer,
+    "corpus": corpus_killer,
     "properties": properties_killer,
     "pytest": pytest_killer,
 }
 
 
 def load_killer(spec: str) -> Killer:
-    """``campaign``, ``properties``, ``pytest`` or ``module:function``, optionally ``@N``: always
-    ``N`` examples for that killer (``properties@10`` beside a longer campaign)."""
+    """``campaign``, ``corpus``, ``properties``, ``pytest`` or ``module:function``, optionally
+    ``@N``: always ``N`` examples for that killer (``properties@10`` beside a longer campaign)."""
     name, at, count = spec.partition("@")
     if at:
         if not count.isdigit() or int(count) < 1:
@@ -691,7 +730,7 @@ def load_killer(spec: str) -> Killer:
     module_name, sep, attr = spec.partition(":")
     if not sep or not module_name or not attr:
         raise ValueError(
-            f"killer={spec!r}: expected campaign, properties, pytest or module:function"
+            f"killer={spec!r}: expected campaign, corpus, properties, pytest or module:function"
         )
     killer = getattr(importlib.import_module(module_name), attr)
     if not callable(killer):
