@@ -43,6 +43,8 @@ def _default_killers() -> list[str]:
         killers = ["campaign"]
         if have("schedspec.checker.corpus"):
             killers.append("corpus")
+        if hasattr(importlib.import_module("schedspec.checker.mutants"), "preemption_killer"):
+            killers.append("preemption@60")
         if have("schedspec.checker.properties"):
             killers.append("properties@30")
         return killers
@@ -66,8 +68,9 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument(
         "--killer",
         action="append",
-        help="campaign | corpus | properties | pytest | module:function; repeat to chain "
-        "(default: campaign, corpus, properties@30 when present, else pytest)",
+        help="campaign | corpus | preemption | properties | pytest | module:function; repeat "
+        "to chain "
+        "(default: campaign, corpus, preemption@60, properties@30 when present, else pytest)",
     )
     ap.add_argument("--timeout", type=float, help="seconds per mutant (default 10x baseline + 30)")
     ap.add_argument(

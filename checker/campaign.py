@@ -78,6 +78,7 @@ class CampaignResult:
     pods: tuple[int, int] = (1, 10)
     seconds: float = 0.0
     jobs: int = 1
+    strategy: str = "default"  # or "preemption": --nodes/--pods do not apply
     totals: ClusterCheck = field(default_factory=ClusterCheck)
     failing_examples: Counter[str] = field(default_factory=Counter)  # predicate → clusters
     counterexamples: list[Counterexample] = field(default_factory=list)
@@ -114,6 +115,7 @@ class CampaignResult:
             "corpus": self.corpus,
             "seed": self.seed,
             "jobs": self.jobs,
+            "strategy": self.strategy,
             "sizes": {"nodes": list(self.nodes), "pods": list(self.pods)},
             "seconds": round(self.seconds, 3),
             "disagreements": len(self.undeclared),
@@ -138,9 +140,18 @@ class CampaignResult:
         }
 
 
-def _strategy(nodes: tuple[int, int], pods: tuple[int, int]) -> st.SearchStrategy[Objects]:
-    from schedspec.checker.strategies import cluster_objects
+STRATEGIES = ("default", "preemption")
 
+
+def _strategy(
+    nodes: tuple[int, int], pods: tuple[int, int], name: str = "default"
+) -> st.SearchStrategy[Objects]:
+    """``default``: :func:`strategies.cluster_objects` of those sizes; ``preemption``:
+    :func:`strategies.preemption_cluster_objects` (its own sizes: 1–4 nodes, up to 15 pods)."""
+    from schedspec.checker.strategies import cluster_objects, preemption_cluster_objects
+
+    if name == "preemption":
+        return preemption_cluster_objects()
     return cluster_objects(
         min_nodes=nodes[0], max_nodes=nodes[1], min_pods=pods[0], max_pods=pods[1]
     )
@@ -244,6 +255,7 @@ class _Part:
     oracle: bool
     textbook: str
     corpus: tuple[Seed, ...] = ()
+    strategy: str = "default"
 
 
 _DONE: Any = None  # in a worker: the shared count of checked clusters (multiprocessing.Value)
@@ -274,6 +286,7 @@ def _work(part: _Part, progress: Callable[[int, int], None] | None = None) -> Ca
             part.spec,
             nodes=part.nodes,
             pods=part.pods,
+            strategy=_strategy(part.nodes, part.pods, part.strategy),
             checker=checker,
             progress=progress,
             shrink=part.shrink,
@@ -294,6 +307,7 @@ def run_parallel(
     textbook: str = "textbook",
     progress: Callable[[int, int], None] | None = None,
     corpus: Sequence[Seed] = (),
+    strategy: str = "default",
 ) -> CampaignResult:
     """:func:`run_campaign` split across ``jobs`` processes. Worker ``k`` checks its share of the
     clusters under seed ``seed * jobs + k``, so one job is exactly ``run_campaign(seed=seed)``
@@ -303,7 +317,16 @@ def run_parallel(
     shares = [examples // jobs + (k < examples % jobs) for k in range(jobs)]
     parts = [
         _Part(
-            n, seed * jobs + k, spec, nodes, pods, shrink, oracle, textbook, tuple(corpus[k::jobs])
+            n,
+            seed * jobs + k,
+            spec,
+            nodes,
+            pods,
+            shrink,
+            oracle,
+            textbook,
+            tuple(corpus[k::jobs]),
+            strategy,
         )
         for k, n in enumerate(shares)
         if n or corpus[k::jobs]
@@ -313,7 +336,7 @@ def run_parallel(
         results = [_work(parts[0], progress)]
     else:
         results = _fan_out(parts, examples + len(corpus), progress)
-    merged = CampaignResult(spec, seed=seed, nodes=nodes, pods=pods, jobs=jobs)
+    merged = CampaignResult(spec, seed=seed, nodes=nodes, pods=pods, jobs=jobs, strategy=strategy)
     for r in results:
         merged.examples += r.examples
         merged.corpus += r.corpus

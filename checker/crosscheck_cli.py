@@ -63,6 +63,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     cc.add_argument("--z3-states", action="store_true",
                     help="also check first a Z3 witness cluster per CASE arm and conjunct of the "
                     "spec's Filter path (solved once, then cached)")  # fmt: skip
+    cc.add_argument("--strategy", choices=["default", "preemption"], default="default",
+                    help="cluster generator: default (--nodes/--pods) or preemption (1-4 full "
+                    "nodes, more important pending pods, PDBs over the victims)")  # fmt: skip
     cc.add_argument("--json", action="store_true", help="machine-readable output")
 
 
@@ -121,6 +124,7 @@ def run_crosscheck(args: argparse.Namespace, out: TextIO) -> int:
             textbook=args.textbook,
             progress=progress,
             corpus=corpus,
+            strategy=args.strategy,
         )
     if args.out:
         write_counterexamples(
@@ -136,12 +140,14 @@ def run_crosscheck(args: argparse.Namespace, out: TextIO) -> int:
 
 def _print(result: CampaignResult, out: TextIO) -> None:
     rate = (result.examples + result.corpus) / result.seconds if result.seconds else 0.0
+    sizes = f"{result.nodes[0]}–{result.nodes[1]} nodes, {result.pods[0]}–{result.pods[1]} pods"
+    if result.strategy == "preemption":
+        sizes = "preemption strategy: 1–4 nodes, 1–15 pods"
+    corpus = f"{result.corpus} corpus clusters, " if result.corpus else ""
+    jobs = f", {result.jobs} jobs" if result.jobs > 1 else ""
     out.write(
-        f"crosscheck {result.spec}: {result.examples} clusters "
-        f"({result.nodes[0]}–{result.nodes[1]} nodes, {result.pods[0]}–{result.pods[1]} pods), "
-        f"{f'{result.corpus} corpus clusters, ' if result.corpus else ''}"
-        f"seed {result.seed}{f', {result.jobs} jobs' if result.jobs > 1 else ''}, "
-        f"{result.seconds:.1f} s ({rate:.0f} clusters/s)\n\n"
+        f"crosscheck {result.spec}: {result.examples} clusters ({sizes}), {corpus}"
+        f"seed {result.seed}{jobs}, {result.seconds:.1f} s ({rate:.0f} clusters/s)\n\n"
     )
     rows = result.by_predicate()
     width = max([len(p) for p in rows] + [9])

@@ -29,6 +29,7 @@ when the problems differ from the unmutated baseline's (normally none), when the
 when the child dies; a child still running after ``timeout`` seconds is killed by the parent and
 counted apart (``timeout``). ``campaign_killer`` runs the checker's short campaign
 (``schedspec.checker.campaign.run_campaign``, undeclared disagreements are problems);
+``preemption_killer`` the campaign and the properties over clusters made for preemption;
 ``corpus_killer`` the seed corpus (Z3 witness states, the warned states, the hand-checked
 scenarios) through the same differential check and the decision-level properties;
 ``properties_killer`` the decision-level properties; ``pytest_killer`` the impl unit tests (the
@@ -71,6 +72,7 @@ __all__ = [
     "corpus_killer",
     "enumerate_mutants",
     "load_killer",
+    "preemption_killer",
     "properties_killer",
     "pytest_killer",
     "run_in_child",
@@ -668,10 +670,25 @@ def _properties_problems(objects: list[dict[str, Any]], seed: int) -> list[str]:
 
 def properties_killer(examples: int, seed: int) -> list[str]:
     """The decision-level properties on scheduling runs of generated clusters: every violation."""
+    from schedspec.checker.strategies import cluster_objects
+
+    return _properties_over(cluster_objects(), examples, seed)
+
+
+def preemption_killer(examples: int, seed: int) -> list[str]:
+    """The campaign over preemption clusters (``strategies.preemption_cluster_objects``), then
+    the decision-level properties on scheduling runs of the same draws."""
+    from schedspec.checker.campaign import run_campaign
+    from schedspec.checker.strategies import preemption_cluster_objects
+
+    strategy = preemption_cluster_objects()
+    result = run_campaign(examples, seed, checker=_checker(), shrink=False, strategy=strategy)
+    return _problems(result) + _properties_over(strategy, examples, seed)
+
+
+def _properties_over(strategy: Any, examples: int, seed: int) -> list[str]:
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import seed as hypothesis_seed
-
-    from schedspec.checker.strategies import cluster_objects
 
     problems: list[str] = []
 
@@ -684,7 +701,7 @@ def properties_killer(examples: int, seed: int) -> list[str]:
         suppress_health_check=list(HealthCheck),
         print_blob=False,
     )
-    @given(cluster_objects())
+    @given(strategy)
     def judge(objects: list[dict[str, Any]]) -> None:
         problems.extend(_properties_problems(objects, seed))
 
@@ -711,14 +728,16 @@ def pytest_killer(examples: int, seed: int) -> list[str]:
 _BUILTIN_KILLERS: dict[str, Killer] = {
     "campaign": campaign_killer,
     "corpus": corpus_killer,
+    "preemption": preemption_killer,
     "properties": properties_killer,
     "pytest": pytest_killer,
 }
 
 
 def load_killer(spec: str) -> Killer:
-    """``campaign``, ``corpus``, ``properties``, ``pytest`` or ``module:function``, optionally
-    ``@N``: always ``N`` examples for that killer (``properties@10`` beside a longer campaign)."""
+    """A built-in killer (``campaign``, ``corpus``, ``preemption``, ``properties``, ``pytest``)
+    or ``module:function``, optionally ``@N``: always ``N`` examples for that killer
+    (``properties@10`` beside a longer campaign)."""
     name, at, count = spec.partition("@")
     if at:
         if not count.isdigit() or int(count) < 1:
@@ -730,7 +749,7 @@ def load_killer(spec: str) -> Killer:
     module_name, sep, attr = spec.partition(":")
     if not sep or not module_name or not attr:
         raise ValueError(
-            f"killer={spec!r}: expected campaign, corpus, properties, pytest or module:function"
+            f"killer={spec!r}: expected {', '.join(_BUILTIN_KILLERS)} or module:function"
         )
     killer = getattr(importlib.import_module(module_name), attr)
     if not callable(killer):

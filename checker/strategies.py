@@ -8,13 +8,15 @@ Public, so plugin authors can test their own code on the same clusters the check
     @given(clusters(max_nodes=4, max_pods=6))
     def test_my_filter_never_crashes(cluster): ...
 
-Four strategies, each drawing plain manifest dicts in the shape ``schedspec.cluster.from_objects``
+Five strategies, each drawing plain manifest dicts in the shape ``schedspec.cluster.from_objects``
 (and ``kubectl apply``) accepts:
 
 - ``nodes(name=...)``: one Node; ``pods(name=..., node_names=..., ...)``: one Pod;
 - ``cluster_objects(min_nodes=..., max_nodes=..., min_pods=..., max_pods=..., ...)``: a list of
   PriorityClasses, Namespaces, Nodes, Pods and PodDisruptionBudgets that always loads;
-- ``clusters(...)``: the same, loaded (``cluster_objects(...).map(from_objects)``).
+- ``clusters(...)``: the same, loaded (``cluster_objects(...).map(from_objects)``);
+- ``preemption_cluster_objects(...)``: small full nodes, more important pending pods and PDBs
+  over the bound ones — DefaultPreemption's inputs, which the others draw rarely.
 
 Size arguments are validated when the strategy is built, as Hypothesis's own are: a negative,
 non-integer or inverted bound raises ``hypothesis.errors.InvalidArgument``.
@@ -87,6 +89,7 @@ __all__ = [
     "clusters",
     "nodes",
     "pods",
+    "preemption_cluster_objects",
     "request_vector",
     "spell_quantity",
 ]
@@ -990,6 +993,100 @@ def cluster_objects(
     _check_range("min_pending", min_pending, "max_pods", max_pods)
     return _cluster_objects((min_nodes, max_nodes), (min_pods, max_pods), min_pending,
                             bool(extras), bool(in_place_resize))  # fmt: skip
+
+
+# ------------------------------------------------------------------------ preemption clusters
+
+_APPS = ("web", "db")
+_VICTIM_CPU = ("250m", "500m", "1")
+
+
+@st.composite
+def _preemption_objects(
+    draw: DrawFn, nodes: tuple[int, int], pending: tuple[int, int]
+) -> list[Obj]:
+    ch = _choices(draw)
+    objects: list[Obj] = []
+    bound: list[Obj] = []
+    node_names: list[str] = []
+    for i in range(ch.integer(*nodes)):
+        name = f"node-{i}"
+        node_names.append(name)
+        zone = ch.one(sorted(ZONES))
+        node: Obj = {
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": {"name": name, "labels": {HOSTNAME: name, ZONE: zone}},
+            "status": {"allocatable": {"cpu": ch.one(("1", "2")), "memory": "4Gi",
+                                       "pods": ch.one(("3", "110"))}},
+        }  # fmt: skip
+        if ch.chance(20):
+            node["spec"] = {
+                "taints": [{"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}]
+            }
+        objects.append(node)
+        for _ in range(ch.integer(0, 3)):
+            pod = _small_pod(ch, f"pod-{len(bound)}", ch.one(_VICTIM_CPU), ch.one((0, 10, 10)))
+            pod["spec"]["nodeName"] = name
+            pod["status"] = {"phase": "Running", "startTime": ch.one(START_TIMES)}
+            if ch.chance(10):
+                pod["metadata"]["deletionTimestamp"] = DELETION_TIMESTAMP
+                pod["status"]["conditions"] = [{"type": "DisruptionTarget", "status": "True",
+                                                "reason": "PreemptionByScheduler"}]  # fmt: skip
+            bound.append(pod)
+    objects += bound
+    for i in range(ch.integer(*pending)):
+        pod = _small_pod(ch, f"pod-{len(bound) + i}", ch.one(("500m", "1", "2")),
+                         ch.one((10, 100, 1000)))  # fmt: skip
+        spec = pod["spec"]
+        if ch.chance(50):
+            spec["tolerations"] = [{"key": "dedicated", "operator": "Exists"}]
+        if ch.chance(15):
+            spec["preemptionPolicy"] = "Never"
+        if ch.chance(20):
+            term = {"labelSelector": {"matchLabels": {"app": ch.one(_APPS)}},
+                    "topologyKey": ch.one((HOSTNAME, ZONE))}  # fmt: skip
+            kind = ch.one(("podAffinity", "podAntiAffinity"))
+            spec["affinity"] = {kind: {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}
+        pod["status"] = {"phase": "Pending"}
+        if node_names and ch.chance(25):
+            pod["status"]["nominatedNodeName"] = ch.one(node_names)
+        objects.append(pod)
+    for i in range(ch.integer(0, 2)):
+        budget: Obj = {"selector": {"matchLabels": {"app": ch.one(_APPS)}}}
+        budget[ch.one(("maxUnavailable", "minAvailable"))] = ch.one((0, 1))
+        status: Obj = {"disruptionsAllowed": ch.one((0, 0, 1, 2))}
+        if bound and ch.chance(20):
+            status["disruptedPods"] = {ch.one(bound)["metadata"]["name"]: DELETION_TIMESTAMP}
+        objects.append({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+                        "metadata": {"name": f"pdb-{i}", "namespace": "default"},
+                        "spec": budget, "status": status})  # fmt: skip
+    return objects
+
+
+def _small_pod(ch: _Choices, name: str, cpu: str, priority: int) -> Obj:
+    container = {"name": "app", "image": "registry.k8s.io/pause:3.10",
+                 "resources": {"requests": {"cpu": cpu}}}  # fmt: skip
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": "default", "labels": {"app": ch.one(_APPS)}},
+        "spec": {"containers": [container], "priority": priority},
+    }
+
+
+def preemption_cluster_objects(
+    *, min_nodes: int = 1, max_nodes: int = 4, min_pending: int = 1, max_pending: int = 3
+) -> SearchStrategy[list[Obj]]:
+    """Clusters made for DefaultPreemption, which ``cluster_objects`` reaches in a few clusters
+    of a hundred: small nodes full of low-priority pods (labelled ``app: web|db``, start times
+    that tie, now and then one already terminating by preemption), more important pending pods
+    (some nominated, some ``preemptionPolicy: Never``, some with required pod (anti-)affinity),
+    and budgets over the bound pods with few disruptions allowed — so candidates differ in PDB
+    violations, victim priorities and counts, and reprieves matter."""
+    _check_range("min_nodes", min_nodes, "max_nodes", max_nodes)
+    _check_range("min_pending", min_pending, "max_pending", max_pending)
+    return _preemption_objects((min_nodes, max_nodes), (min_pending, max_pending))
 
 
 def clusters(

@@ -114,3 +114,17 @@ def test_jobs_split_the_textbook_campaign_and_report_each_rule_once(
     assert code == 0 and "seed 0, 2 jobs" in out
     code, _, err = run(capsys, "crosscheck", "--jobs", "0")
     assert code == 2 and "--jobs must be at least 1" in err
+
+
+def test_preemption_strategy_is_named_and_reaches_the_pdb_rows(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, _ = run(capsys, "crosscheck", "--strategy", "preemption", "--examples", "40")
+    assert code == 0
+    assert "40 clusters (preemption strategy: 1–4 nodes, 1–15 pods)" in out
+    code, out, _ = run(
+        capsys, "crosscheck", "--strategy", "preemption", "--examples", "40", "--json"
+    )
+    data = json.loads(out)
+    assert data["strategy"] == "preemption"
+    assert data["by_predicate"]["NumPDBViolations"]["checked"] > 0

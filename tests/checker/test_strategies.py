@@ -325,3 +325,41 @@ def test_spell_quantity_round_trips() -> None:
 def test_request_vector_agrees_with_the_impl(pod: dict[str, Any]) -> None:
     loaded = from_objects([pod]).pods[0]
     assert ks.request_vector(loaded) == pod_requests(pod_from_dict(loaded))
+
+
+# ------------------------------------------------------------------------ preemption clusters
+
+
+def test_preemption_clusters_load_and_mostly_offer_preemption() -> None:
+    # Counted with the spec, not the impl: most draws have a pending pod that some node's
+    # lower-priority pods could make room for, and a fair share put a PDB in the way.
+    from schedspec.checker.differential import SpecState
+    from schedspec.spec.load import load_spec
+
+    spec = load_spec("scheduler")
+    counts = {"clusters": 0, "candidate": 0, "violating": 0}
+
+    @seed(20261121)
+    @settings(max_examples=100, database=None, phases=[Phase.generate], deadline=None)
+    @given(ks.preemption_cluster_objects())
+    def collect(objects: list[dict[str, Any]]) -> None:
+        cluster = from_objects(objects)
+        assert cluster.warnings == ()
+        assert 1 <= len(cluster.nodes) <= 4 and 1 <= len(cluster.pending_pods()) <= 3
+        s = SpecState(spec, cluster)
+        pairs = [(s.world.pods[k], n) for k in s.world.pending for n in s.world.nodes.values()]
+        candidates = [(p, n) for p, n in pairs if s.call("PreemptionCandidate", p, n) is True]
+        counts["clusters"] += 1
+        counts["candidate"] += bool(candidates)
+        counts["violating"] += any(s.call("NumPDBViolations", p, n) > 0 for p, n in candidates)
+
+    collect()
+    assert counts["clusters"] == 100
+    assert counts["candidate"] >= 35 and counts["violating"] >= 8, counts
+
+
+def test_preemption_cluster_sizes_are_validated() -> None:
+    with pytest.raises(InvalidArgument, match=r"^min_nodes=5 must be at most max_nodes=4$"):
+        ks.preemption_cluster_objects(min_nodes=5)
+    with pytest.raises(InvalidArgument, match=r"^min_pending=-1 must be at least 0$"):
+        ks.preemption_cluster_objects(min_pending=-1)

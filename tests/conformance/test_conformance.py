@@ -1,15 +1,20 @@
 """Conformance: the operational scheduler against scheduler.tla on generated clusters.
 
-The default suite runs a short campaign (a few hundred clusters); `pytest -m campaign` runs the
+The default suite runs a short campaign (a few hundred clusters, after the seed corpus: the Z3
+witness states, the warned states and the hand-checked scenarios); `pytest -m campaign` runs the
 long one. A failure prints the shrunk cluster as YAML with both verdicts and the failing rule.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from schedspec.checker.campaign import CampaignResult, run_campaign
+from schedspec.checker.corpus import manifest_seeds, z3_seeds
 from schedspec.checker.seam import SEAM
+from schedspec.checker.strategies import preemption_cluster_objects
 
 
 def _report(result: CampaignResult) -> str:
@@ -24,11 +29,21 @@ def _every_seam_point_checked(result: CampaignResult) -> None:
     assert unchecked == set(), f"seam rows the campaign never compared: {sorted(unchecked)}"
 
 
+SCENARIOS = Path(__file__).parent.parent / "spec" / "scenarios"
+
+
 def test_short_campaign_finds_no_undeclared_disagreement() -> None:
-    result = run_campaign(examples=300, seed=20261121)
-    assert result.examples == 300
+    corpus = z3_seeds() + manifest_seeds([SCENARIOS])
+    result = run_campaign(examples=300, seed=20261121, corpus=corpus)
+    assert result.examples == 300 and result.corpus == len(corpus) > 115
     assert result.undeclared == [], _report(result)
     _every_seam_point_checked(result)
+
+
+def test_short_preemption_campaign_finds_no_undeclared_disagreement() -> None:
+    result = run_campaign(examples=150, seed=20261121, strategy=preemption_cluster_objects())
+    assert result.undeclared == [], _report(result)
+    assert result.checked["NumPDBViolations"] > 0 and result.checked["Victims"] > 0
 
 
 @pytest.mark.campaign
