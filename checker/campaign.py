@@ -11,7 +11,7 @@ undeclared disagreement shrunk to a small cluster a person can read.
    by :func:`minimise.minimise` (drop objects, labels, taints, terms; lower numbers) while the same
    predicate still disagrees on the same kind of verdicts. Without shrinking, the first failing
    cluster of each predicate is reported as drawn. A predicate only a corpus cluster fails is
-   reported with that cluster, minimised.
+   reported with that cluster (minimised, unless shrinking is off).
 3. **Report.** :class:`Counterexample` carries the objects as YAML, both verdicts and the rule;
    ``write_counterexamples`` writes them to a directory, and with ``regressions=True`` a pytest
    file per counterexample that fails while the disagreement stands.
@@ -140,9 +140,6 @@ class CampaignResult:
         }
 
 
-STRATEGIES = ("default", "preemption")
-
-
 def _strategy(
     nodes: tuple[int, int], pods: tuple[int, int], name: str = "default"
 ) -> st.SearchStrategy[Objects]:
@@ -237,7 +234,8 @@ def run_campaign(
         result.counterexamples.append(found)
     for predicate, s in seeded.items():
         if predicate not in first:
-            result.counterexamples.append(_seed_counterexample(checker, predicate, s, minimise))
+            found = _seed_counterexample(checker, predicate, s, shrink and minimise)
+            result.counterexamples.append(found)
     result.seconds = time.perf_counter() - start
     return result
 
