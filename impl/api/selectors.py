@@ -145,7 +145,8 @@ def _requirement(key: str, op: str, values: tuple[str, ...]) -> _Req | None:
 def label_selector_error(selector: LabelSelector | None) -> str | None:
     """Why ``metav1.LabelSelectorAsSelector`` refuses ``selector`` (None: it converts). Its
     first refused match expression decides: an unknown operator, then ``NewRequirement``'s
-    checks."""
+    checks. The spec's twin, ``SelectorValid``, checks operators and value counts only, not the
+    key and value syntax checked here."""
     if selector is None:
         return None
     for e in selector.match_expressions:

@@ -97,7 +97,7 @@ def _constraints_error(pod: Pod, when: str) -> str | None:
     """Why PreFilter (``when`` DoNotSchedule) or PreScore (ScheduleAnyway) cannot build the
     pod's constraints: a label selector ``LabelSelectorAsSelector`` refuses (plugin.go
     ``filterTopologySpreadConstraints``). The loader warns about such selectors; kube-scheduler
-    answers the cycle with Error."""
+    answers the cycle with Error. The spec's twin is ``SpreadValid(p, action)``."""
     for i, c in enumerate(pod.topology_spread_constraints):
         if c.when_unsatisfiable == when:
             why = label_selector_error(c.label_selector)
