@@ -78,7 +78,7 @@ class CampaignResult:
     pods: tuple[int, int] = (1, 10)
     seconds: float = 0.0
     jobs: int = 1
-    strategy: str = "default"  # or "preemption": --nodes/--pods do not apply
+    strategy: str = "default"  # or "preemption", "scoring": --nodes/--pods do not apply
     totals: ClusterCheck = field(default_factory=ClusterCheck)
     failing_examples: Counter[str] = field(default_factory=Counter)  # predicate → clusters
     counterexamples: list[Counterexample] = field(default_factory=list)
@@ -144,11 +144,18 @@ def _strategy(
     nodes: tuple[int, int], pods: tuple[int, int], name: str = "default"
 ) -> st.SearchStrategy[Objects]:
     """``default``: :func:`strategies.cluster_objects` of those sizes; ``preemption``:
-    :func:`strategies.preemption_cluster_objects` (its own sizes: 1–4 nodes, up to 15 pods)."""
-    from schedspec.checker.strategies import cluster_objects, preemption_cluster_objects
+    :func:`strategies.preemption_cluster_objects` (its own sizes: 1–4 nodes, up to 15 pods);
+    ``scoring``: :func:`strategies.scoring_cluster_objects` (2–6 nodes, up to 21 pods)."""
+    from schedspec.checker.strategies import (
+        cluster_objects,
+        preemption_cluster_objects,
+        scoring_cluster_objects,
+    )
 
     if name == "preemption":
         return preemption_cluster_objects()
+    if name == "scoring":
+        return scoring_cluster_objects()
     return cluster_objects(
         min_nodes=nodes[0], max_nodes=nodes[1], min_pods=pods[0], max_pods=pods[1]
     )

@@ -22,6 +22,14 @@ if TYPE_CHECKING:
 __all__ = ["add_parser", "run_crosscheck"]
 
 
+# The generators crosscheck --strategy offers, with the sizes of the two that ignore --nodes/--pods.
+_STRATEGY_SIZES = {
+    "default": "",
+    "preemption": "1–4 nodes, 1–15 pods",
+    "scoring": "2–6 nodes, 1–21 pods",
+}
+
+
 def _sizes(text: str) -> tuple[int, int]:
     low, _, high = text.partition(":")
     try:
@@ -63,9 +71,10 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     cc.add_argument("--z3-states", action="store_true",
                     help="also check first a Z3 witness cluster per CASE arm and conjunct of the "
                     "spec's Filter path (solved once, then cached)")  # fmt: skip
-    cc.add_argument("--strategy", choices=["default", "preemption"], default="default",
-                    help="cluster generator: default (--nodes/--pods) or preemption (1-4 full "
-                    "nodes, more important pending pods, PDBs over the victims)")  # fmt: skip
+    cc.add_argument("--strategy", choices=list(_STRATEGY_SIZES), default="default",
+                    help="cluster generator: default (--nodes/--pods), preemption (1-4 full "
+                    "nodes, more important pending pods, PDBs over the victims) or scoring "
+                    "(2-6 roomy nodes, pods with soft spread and preferred affinity)")  # fmt: skip
     cc.add_argument("--json", action="store_true", help="machine-readable output")
 
 
@@ -141,8 +150,8 @@ def run_crosscheck(args: argparse.Namespace, out: TextIO) -> int:
 def _print(result: CampaignResult, out: TextIO) -> None:
     rate = (result.examples + result.corpus) / result.seconds if result.seconds else 0.0
     sizes = f"{result.nodes[0]}–{result.nodes[1]} nodes, {result.pods[0]}–{result.pods[1]} pods"
-    if result.strategy == "preemption":
-        sizes = "preemption strategy: 1–4 nodes, 1–15 pods"
+    if result.strategy in _STRATEGY_SIZES and result.strategy != "default":
+        sizes = f"{result.strategy} strategy: {_STRATEGY_SIZES[result.strategy]}"
     corpus = f"{result.corpus} corpus clusters, " if result.corpus else ""
     jobs = f", {result.jobs} jobs" if result.jobs > 1 else ""
     out.write(

@@ -686,6 +686,18 @@ def preemption_killer(examples: int, seed: int) -> list[str]:
     return _problems(result) + _properties_over(strategy, examples, seed)
 
 
+def scoring_killer(examples: int, seed: int) -> list[str]:
+    """The campaign over scoring clusters (``strategies.scoring_cluster_objects``: most pending
+    pods feasible on several nodes, so every Score plugin ranks them), then the decision-level
+    properties on scheduling runs of the same draws."""
+    from schedspec.checker.campaign import run_campaign
+    from schedspec.checker.strategies import scoring_cluster_objects
+
+    strategy = scoring_cluster_objects()
+    result = run_campaign(examples, seed, checker=_checker(), shrink=False, strategy=strategy)
+    return _problems(result) + _properties_over(strategy, examples, seed)
+
+
 def _properties_over(strategy: Any, examples: int, seed: int) -> list[str]:
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import seed as hypothesis_seed
@@ -731,13 +743,14 @@ _BUILTIN_KILLERS: dict[str, Killer] = {
     "preemption": preemption_killer,
     "properties": properties_killer,
     "pytest": pytest_killer,
+    "scoring": scoring_killer,
 }
 
 
 def load_killer(spec: str) -> Killer:
-    """A built-in killer (``campaign``, ``corpus``, ``preemption``, ``properties``, ``pytest``)
-    or ``module:function``, optionally ``@N``: always ``N`` examples for that killer
-    (``properties@10`` beside a longer campaign)."""
+    """A built-in killer (``campaign``, ``corpus``, ``preemption``, ``properties``, ``pytest``,
+    ``scoring``) or ``module:function``, optionally ``@N``: always ``N`` examples for that
+    killer (``properties@10`` beside a longer campaign)."""
     name, at, count = spec.partition("@")
     if at:
         if not count.isdigit() or int(count) < 1:

@@ -128,3 +128,17 @@ def test_preemption_strategy_is_named_and_reaches_the_pdb_rows(
     data = json.loads(out)
     assert data["strategy"] == "preemption"
     assert data["by_predicate"]["NumPDBViolations"]["checked"] > 0
+
+
+def test_scoring_strategy_is_named_and_compares_scores_on_most_pairs(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, _ = run(capsys, "crosscheck", "--strategy", "scoring", "--examples", "40")
+    assert code == 0
+    assert "40 clusters (scoring strategy: 2–6 nodes, 1–21 pods)" in out
+    code, out, _ = run(capsys, "crosscheck", "--strategy", "scoring", "--examples", "40", "--json")
+    data = json.loads(out)
+    assert data["strategy"] == "scoring"
+    rows = data["by_predicate"]
+    # scores are compared on feasible nodes only: here most pairs are
+    assert rows["PodTopologySpreadScore"]["checked"] >= 0.6 * rows["Feasible"]["checked"]

@@ -363,3 +363,48 @@ def test_preemption_cluster_sizes_are_validated() -> None:
         ks.preemption_cluster_objects(min_nodes=5)
     with pytest.raises(InvalidArgument, match=r"^min_pending=-1 must be at least 0$"):
         ks.preemption_cluster_objects(min_pending=-1)
+
+
+# --------------------------------------------------------------------------- scoring clusters
+
+
+def test_scoring_clusters_load_and_give_every_score_plugin_a_ranking() -> None:
+    # Counted with the spec: most pending pod × node pairs are feasible, and over the pods with
+    # two or more feasible nodes, the scores that cluster_objects rarely spreads out (soft
+    # topology spread, inter-pod affinity, preferred node affinity) do rank those nodes.
+    from schedspec.checker.differential import SpecState
+    from schedspec.spec.load import load_spec
+
+    spec = load_spec("scheduler")
+    ranked = ("PodTopologySpreadScore", "InterPodAffinityScore", "NodeAffinityScore")
+    counts = dict.fromkeys(("clusters", "pairs", "feasible", *ranked), 0)
+
+    @seed(20261121)
+    @settings(max_examples=100, database=None, phases=[Phase.generate], deadline=None)
+    @given(ks.scoring_cluster_objects())
+    def collect(objects: list[dict[str, Any]]) -> None:
+        cluster = from_objects(objects)
+        assert cluster.warnings == ()
+        assert 2 <= len(cluster.nodes) <= 6 and 1 <= len(cluster.pending_pods()) <= 3
+        s = SpecState(spec, cluster)
+        counts["clusters"] += 1
+        for key in s.world.pending:
+            p = s.world.pods[key]
+            feasible = [n for n in s.world.nodes.values() if s.call("Feasible", p, n) is True]
+            counts["pairs"] += len(s.world.nodes)
+            counts["feasible"] += len(feasible)
+            for name in ranked:
+                counts[name] += len({s.call(name, p, n) for n in feasible}) > 1
+
+    collect()
+    assert counts["clusters"] == 100
+    assert counts["feasible"] >= 0.6 * counts["pairs"], counts
+    assert counts["PodTopologySpreadScore"] >= 15, counts
+    assert counts["InterPodAffinityScore"] >= 20 and counts["NodeAffinityScore"] >= 8, counts
+
+
+def test_scoring_cluster_sizes_are_validated() -> None:
+    with pytest.raises(InvalidArgument, match=r"^min_nodes=7 must be at most max_nodes=6$"):
+        ks.scoring_cluster_objects(min_nodes=7)
+    with pytest.raises(InvalidArgument, match=r"^max_pending=1.5 must be an integer$"):
+        ks.scoring_cluster_objects(max_pending=1.5)  # type: ignore[arg-type]

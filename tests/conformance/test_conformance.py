@@ -14,7 +14,7 @@ import pytest
 from schedspec.checker.campaign import CampaignResult, run_campaign
 from schedspec.checker.corpus import manifest_seeds, z3_seeds
 from schedspec.checker.seam import SEAM
-from schedspec.checker.strategies import preemption_cluster_objects
+from schedspec.checker.strategies import preemption_cluster_objects, scoring_cluster_objects
 
 
 def _report(result: CampaignResult) -> str:
@@ -44,6 +44,12 @@ def test_short_preemption_campaign_finds_no_undeclared_disagreement() -> None:
     result = run_campaign(examples=150, seed=20261121, strategy=preemption_cluster_objects())
     assert result.undeclared == [], _report(result)
     assert result.checked["NumPDBViolations"] > 0 and result.checked["Victims"] > 0
+
+
+def test_short_scoring_campaign_finds_no_undeclared_disagreement() -> None:
+    result = run_campaign(examples=150, seed=20261121, strategy=scoring_cluster_objects())
+    assert result.undeclared == [], _report(result)
+    assert result.checked["PodTopologySpreadScore"] > 0.6 * result.checked["Feasible"]
 
 
 @pytest.mark.campaign
