@@ -8,7 +8,7 @@ Public, so plugin authors can test their own code on the same clusters the check
     @given(clusters(max_nodes=4, max_pods=6))
     def test_my_filter_never_crashes(cluster): ...
 
-Five strategies, each drawing plain manifest dicts in the shape ``schedspec.cluster.from_objects``
+Six strategies, each drawing plain manifest dicts in the shape ``schedspec.cluster.from_objects``
 (and ``kubectl apply``) accepts:
 
 - ``nodes(name=...)``: one Node; ``pods(name=..., node_names=..., ...)``: one Pod;
@@ -16,7 +16,9 @@ Five strategies, each drawing plain manifest dicts in the shape ``schedspec.clus
   PriorityClasses, Namespaces, Nodes, Pods and PodDisruptionBudgets that always loads;
 - ``clusters(...)``: the same, loaded (``cluster_objects(...).map(from_objects)``);
 - ``preemption_cluster_objects(...)``: small full nodes, more important pending pods and PDBs
-  over the bound ones — DefaultPreemption's inputs, which the others draw rarely.
+  over the bound ones — DefaultPreemption's inputs, which the others draw rarely;
+- ``scoring_cluster_objects(...)``: roomy nodes most pending pods fit, and what the Score
+  plugins rank them by (soft spread, preferred affinity, images, PreferNoSchedule taints).
 
 Size arguments are validated when the strategy is built, as Hypothesis's own are: a negative,
 non-integer or inverted bound raises ``hypothesis.errors.InvalidArgument``.
@@ -1222,8 +1224,15 @@ def _scoring_objects(draw: DrawFn, nodes: tuple[int, int], pending: tuple[int, i
         spec = pod["spec"]
         if ch.chance(60):
             built = [_soft_spread(ch) for _ in range(ch.integer(1, 2))]
-            spec["topologySpreadConstraints"] = list({c["topologyKey"]: c for c in built}.values())
+            if ch.chance(20):  # a hard one beside: what a nominated pod's PreFilter update moves
+                hard = {**_soft_spread(ch), "whenUnsatisfiable": "DoNotSchedule"}
+                built.append({**hard, "maxSkew": ch.integer(1, 2)})
+            unique = {(c["topologyKey"], c["whenUnsatisfiable"]): c for c in built}
+            spec["topologySpreadConstraints"] = list(unique.values())
         affinity = _score_pod_affinity(ch, required=False) if ch.chance(50) else {}
+        if ch.chance(10):
+            anti = affinity.setdefault("podAntiAffinity", {})
+            anti[_REQUIRED] = [{**_score_term(ch), "topologyKey": ch.one((HOSTNAME, ZONE))}]
         if ch.chance(40):
             key, values = ch.one(((ZONE, sorted(ZONES)), ("tier", _SCORE_TIERS)))
             requirement = {"key": key, "operator": "In", "values": [ch.one(values)]}
@@ -1241,6 +1250,8 @@ def _scoring_objects(draw: DrawFn, nodes: tuple[int, int], pending: tuple[int, i
             effect = ch.one(("PreferNoSchedule", "NoSchedule"))
             spec["tolerations"] = [{"key": "dedicated", "operator": "Exists", "effect": effect}]
         pod["status"] = {"phase": "Pending"}
+        if ch.chance(20):
+            pod["status"]["nominatedNodeName"] = ch.one(node_list)["metadata"]["name"]
         waiting.append(pod)
     return [*node_list, *bound, *waiting]
 
@@ -1253,9 +1264,11 @@ def scoring_cluster_objects(
     allocatable) that most pending pods fit, bound pods labelled ``app``/``tier`` in two
     namespaces (some terminating, some carrying preferred and required pod affinity terms of
     their own), pending pods with ScheduleAnyway spread constraints over those labels (inclusion
-    policies, ``matchLabelKeys``), preferred pod (anti-)affinity and node affinity, node images
-    one byte either side of ImageLocality's thresholds, PreferNoSchedule taints — so several
-    nodes are feasible and every score plugin has something to rank."""
+    policies, ``matchLabelKeys``), preferred pod (anti-)affinity and node affinity (now and then
+    a hard spread constraint or anti-affinity term and a nomination, so the two-pass filter's
+    PreFilter updates for nominated pods matter), node images one byte either side of
+    ImageLocality's thresholds, PreferNoSchedule taints — so several nodes are feasible and
+    every score plugin has something to rank."""
     _check_range("min_nodes", min_nodes, "max_nodes", max_nodes)
     _check_range("min_pending", min_pending, "max_pending", max_pending)
     return _scoring_objects((min_nodes, max_nodes), (min_pending, max_pending))

@@ -141,4 +141,4 @@ def test_scoring_strategy_is_named_and_compares_scores_on_most_pairs(
     assert data["strategy"] == "scoring"
     rows = data["by_predicate"]
     # scores are compared on feasible nodes only: here most pairs are
-    assert rows["PodTopologySpreadScore"]["checked"] >= 0.6 * rows["Feasible"]["checked"]
+    assert rows["PodTopologySpreadScore"]["checked"] >= 0.5 * rows["Feasible"]["checked"]

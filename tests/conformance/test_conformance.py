@@ -49,7 +49,7 @@ def test_short_preemption_campaign_finds_no_undeclared_disagreement() -> None:
 def test_short_scoring_campaign_finds_no_undeclared_disagreement() -> None:
     result = run_campaign(examples=150, seed=20261121, strategy=scoring_cluster_objects())
     assert result.undeclared == [], _report(result)
-    assert result.checked["PodTopologySpreadScore"] > 0.6 * result.checked["Feasible"]
+    assert result.checked["PodTopologySpreadScore"] > 0.5 * result.checked["Feasible"]
 
 
 @pytest.mark.campaign
