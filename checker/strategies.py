@@ -1056,24 +1056,41 @@ def _preemption_objects(
             pod["status"]["nominatedNodeName"] = ch.one(node_names)
         objects.append(pod)
     for i in range(ch.integer(0, 2)):
-        budget: Obj = {"selector": {"matchLabels": {"app": ch.one(_APPS)}}}
+        budget: Obj = {"selector": _pdb_selector(ch)}
         budget[ch.one(("maxUnavailable", "minAvailable"))] = ch.one((0, 1))
         status: Obj = {"disruptionsAllowed": ch.one((0, 0, 1, 2))}
         if bound and ch.chance(20):
             status["disruptedPods"] = {ch.one(bound)["metadata"]["name"]: DELETION_TIMESTAMP}
+        namespace = "prod" if ch.chance(20) else "default"
         objects.append({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
-                        "metadata": {"name": f"pdb-{i}", "namespace": "default"},
+                        "metadata": {"name": f"pdb-{i}", "namespace": namespace},
                         "spec": budget, "status": status})  # fmt: skip
     return objects
+
+
+def _pdb_selector(ch: _Choices) -> Obj:
+    """Mostly one app; now and then a selector that matches pods without labels (NotIn,
+    DoesNotExist) or the empty one, which a budget — unlike everything else — reads as none."""
+    which = ch.percent()
+    if which < 70:
+        return {"matchLabels": {"app": ch.one(_APPS)}}
+    if which < 80:
+        return {"matchExpressions": [{"key": "app", "operator": "NotIn", "values": ["db"]}]}
+    if which < 90:
+        return {"matchExpressions": [{"key": "app", "operator": "DoesNotExist"}]}
+    return {}
 
 
 def _small_pod(ch: _Choices, name: str, cpu: str, priority: int) -> Obj:
     container = {"name": "app", "image": "registry.k8s.io/pause:3.10",
                  "resources": {"requests": {"cpu": cpu}}}  # fmt: skip
+    metadata: Obj = {"name": name, "namespace": "prod" if ch.chance(15) else "default"}
+    if not ch.chance(10):
+        metadata["labels"] = {"app": ch.one(_APPS)}
     return {
         "apiVersion": "v1",
         "kind": "Pod",
-        "metadata": {"name": name, "namespace": "default", "labels": {"app": ch.one(_APPS)}},
+        "metadata": metadata,
         "spec": {"containers": [container], "priority": priority},
     }
 
