@@ -43,8 +43,11 @@ def _default_killers() -> list[str]:
         killers = ["campaign"]
         if have("schedspec.checker.corpus"):
             killers.append("corpus")
-        if hasattr(importlib.import_module("schedspec.checker.mutants"), "preemption_killer"):
+        mutants = importlib.import_module("schedspec.checker.mutants")
+        if hasattr(mutants, "preemption_killer"):
             killers.append("preemption@60")
+        if hasattr(mutants, "scoring_killer"):
+            killers.append("scoring@100")
         if have("schedspec.checker.properties"):
             killers.append("properties@30")
         return killers
@@ -68,9 +71,9 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument(
         "--killer",
         action="append",
-        help="campaign | corpus | preemption | properties | pytest | module:function; repeat "
-        "to chain "
-        "(default: campaign, corpus, preemption@60, properties@30 when present, else pytest)",
+        help="campaign | corpus | preemption | properties | pytest | scoring | module:function; "
+        "repeat to chain (default: campaign, corpus, preemption@60, scoring@100, properties@30 "
+        "when present, else pytest)",
     )
     ap.add_argument("--timeout", type=float, help="seconds per mutant (default 10x baseline + 30)")
     ap.add_argument(
