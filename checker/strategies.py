@@ -1191,37 +1191,74 @@ def _soft_spread(ch: _Choices) -> Obj:
     return c
 
 
+def _score_node(ch: _Choices, name: str) -> Obj:
+    labels = {HOSTNAME: name}
+    if not ch.chance(10):
+        labels[ZONE] = zone = ch.one(sorted(ZONES))
+        if not ch.chance(10):
+            labels[REGION] = ZONES[zone]
+    if ch.chance(40):
+        labels["tier"] = ch.one(_SCORE_TIERS)
+    allocatable = {"cpu": ch.one(_SCORE_CPU) if ch.chance(10) else ch.one(_SCORE_CPU[:2]),
+                   "memory": ch.one(_SCORE_MEMORY) if ch.chance(10)
+                   else ch.one(_SCORE_MEMORY[:2]), "pods": "110"}  # fmt: skip
+    status: Obj = {"allocatable": allocatable}
+    if ch.chance(50):
+        status["images"] = [{"names": [_tagged(image)], "sizeBytes": ch.one(_SCORE_IMAGE_SIZES)}
+                            for image in ch.subset(IMAGES, 1, 3)]  # fmt: skip
+    node: Obj = {"apiVersion": "v1", "kind": "Node",
+                 "metadata": {"name": name, "labels": labels}, "status": status}  # fmt: skip
+    taints = []
+    if ch.chance(30):
+        taints.append({"key": "dedicated", "value": "infra", "effect": "PreferNoSchedule"})
+    if ch.chance(15):
+        taints.append({"key": "dedicated", "value": "gpu", "effect": "NoSchedule"})
+    if taints:
+        node["spec"] = {"taints": taints}
+    return node
+
+
+def _score_pending(ch: _Choices, name: str, node_names: Sequence[str]) -> Obj:
+    pod = _score_pod(ch, name, "default" if ch.chance(90) else "prod")
+    spec = pod["spec"]
+    if ch.chance(60):
+        built = [_soft_spread(ch) for _ in range(ch.integer(1, 2))]
+        if ch.chance(20):  # a hard one beside: what a nominated pod's PreFilter update moves
+            hard = {**_soft_spread(ch), "whenUnsatisfiable": "DoNotSchedule"}
+            built.append({**hard, "maxSkew": ch.integer(1, 2)})
+        unique = {(c["topologyKey"], c["whenUnsatisfiable"]): c for c in built}
+        spec["topologySpreadConstraints"] = list(unique.values())
+    affinity = _score_pod_affinity(ch, required=False) if ch.chance(50) else {}
+    if ch.chance(10):
+        anti = affinity.setdefault("podAntiAffinity", {})
+        anti[_REQUIRED] = [{**_score_term(ch), "topologyKey": ch.one((HOSTNAME, ZONE))}]
+    if ch.chance(40):
+        key, values = ch.one(((ZONE, sorted(ZONES)), ("tier", _SCORE_TIERS)))
+        requirement = {"key": key, "operator": "In", "values": [ch.one(values)]}
+        preference = {"matchExpressions": [requirement]}
+        affinity["nodeAffinity"] = {_PREFERRED: [{"weight": ch.one(_WEIGHTS),
+                                                  "preference": preference}]}  # fmt: skip
+        if ch.chance(30):
+            zones = ch.subset(sorted(ZONES), 2, 3)
+            required = {"matchExpressions": [{"key": ZONE, "operator": "In",
+                                              "values": zones}]}  # fmt: skip
+            affinity["nodeAffinity"][_REQUIRED] = {"nodeSelectorTerms": [required]}
+    if affinity:
+        spec["affinity"] = affinity
+    if ch.chance(30):
+        effect = ch.one(("PreferNoSchedule", "NoSchedule"))
+        spec["tolerations"] = [{"key": "dedicated", "operator": "Exists", "effect": effect}]
+    pod["status"] = {"phase": "Pending"}
+    if node_names and ch.chance(20):
+        pod["status"]["nominatedNodeName"] = ch.one(node_names)
+    return pod
+
+
 @st.composite
 def _scoring_objects(draw: DrawFn, nodes: tuple[int, int], pending: tuple[int, int]) -> list[Obj]:
     # A fresh draw of choices per object: one would run dry after a few (_Choices reads 0 then).
-    node_list: list[Obj] = []
-    for i in range(draw(st.integers(*nodes))):
-        ch = _choices(draw)
-        name = f"node-{i}"
-        labels = {HOSTNAME: name}
-        if not ch.chance(10):
-            labels[ZONE] = zone = ch.one(sorted(ZONES))
-            if not ch.chance(10):
-                labels[REGION] = ZONES[zone]
-        if ch.chance(40):
-            labels["tier"] = ch.one(_SCORE_TIERS)
-        allocatable = {"cpu": ch.one(_SCORE_CPU) if ch.chance(10) else ch.one(_SCORE_CPU[:2]),
-                       "memory": ch.one(_SCORE_MEMORY) if ch.chance(10)
-                       else ch.one(_SCORE_MEMORY[:2]), "pods": "110"}  # fmt: skip
-        status: Obj = {"allocatable": allocatable}
-        if ch.chance(50):
-            status["images"] = [{"names": [_tagged(image)], "sizeBytes": ch.one(_SCORE_IMAGE_SIZES)}
-                                for image in ch.subset(IMAGES, 1, 3)]  # fmt: skip
-        node: Obj = {"apiVersion": "v1", "kind": "Node",
-                     "metadata": {"name": name, "labels": labels}, "status": status}  # fmt: skip
-        taints = []
-        if ch.chance(30):
-            taints.append({"key": "dedicated", "value": "infra", "effect": "PreferNoSchedule"})
-        if ch.chance(15):
-            taints.append({"key": "dedicated", "value": "gpu", "effect": "NoSchedule"})
-        if taints:
-            node["spec"] = {"taints": taints}
-        node_list.append(node)
+    node_list = [_score_node(_choices(draw), f"node-{i}") for i in range(draw(st.integers(*nodes)))]
+    names = [n["metadata"]["name"] for n in node_list]
     bound: list[Obj] = []
     for node in node_list:
         for _ in range(draw(st.integers(0, 4))):
@@ -1236,40 +1273,7 @@ def _scoring_objects(draw: DrawFn, nodes: tuple[int, int], pending: tuple[int, i
             bound.append(pod)
     waiting: list[Obj] = []
     for i in range(draw(st.integers(*pending))):
-        ch = _choices(draw)
-        pod = _score_pod(ch, f"pod-{len(bound) + i}", "default" if ch.chance(90) else "prod")
-        spec = pod["spec"]
-        if ch.chance(60):
-            built = [_soft_spread(ch) for _ in range(ch.integer(1, 2))]
-            if ch.chance(20):  # a hard one beside: what a nominated pod's PreFilter update moves
-                hard = {**_soft_spread(ch), "whenUnsatisfiable": "DoNotSchedule"}
-                built.append({**hard, "maxSkew": ch.integer(1, 2)})
-            unique = {(c["topologyKey"], c["whenUnsatisfiable"]): c for c in built}
-            spec["topologySpreadConstraints"] = list(unique.values())
-        affinity = _score_pod_affinity(ch, required=False) if ch.chance(50) else {}
-        if ch.chance(10):
-            anti = affinity.setdefault("podAntiAffinity", {})
-            anti[_REQUIRED] = [{**_score_term(ch), "topologyKey": ch.one((HOSTNAME, ZONE))}]
-        if ch.chance(40):
-            key, values = ch.one(((ZONE, sorted(ZONES)), ("tier", _SCORE_TIERS)))
-            requirement = {"key": key, "operator": "In", "values": [ch.one(values)]}
-            preference = {"matchExpressions": [requirement]}
-            affinity["nodeAffinity"] = {_PREFERRED: [{"weight": ch.one(_WEIGHTS),
-                                                      "preference": preference}]}  # fmt: skip
-            if ch.chance(30):
-                zones = ch.subset(sorted(ZONES), 2, 3)
-                required = {"matchExpressions": [{"key": ZONE, "operator": "In",
-                                                  "values": zones}]}  # fmt: skip
-                affinity["nodeAffinity"][_REQUIRED] = {"nodeSelectorTerms": [required]}
-        if affinity:
-            spec["affinity"] = affinity
-        if ch.chance(30):
-            effect = ch.one(("PreferNoSchedule", "NoSchedule"))
-            spec["tolerations"] = [{"key": "dedicated", "operator": "Exists", "effect": effect}]
-        pod["status"] = {"phase": "Pending"}
-        if ch.chance(20):
-            pod["status"]["nominatedNodeName"] = ch.one(node_list)["metadata"]["name"]
-        waiting.append(pod)
+        waiting.append(_score_pending(_choices(draw), f"pod-{len(bound) + i}", names))
     return [*node_list, *bound, *waiting]
 
 
