@@ -150,7 +150,7 @@ def run_crosscheck(args: argparse.Namespace, out: TextIO) -> int:
 def _print(result: CampaignResult, out: TextIO) -> None:
     rate = (result.examples + result.corpus) / result.seconds if result.seconds else 0.0
     sizes = f"{result.nodes[0]}–{result.nodes[1]} nodes, {result.pods[0]}–{result.pods[1]} pods"
-    if result.strategy in _STRATEGY_SIZES and result.strategy != "default":
+    if result.strategy != "default":
         sizes = f"{result.strategy} strategy: {_STRATEGY_SIZES[result.strategy]}"
     corpus = f"{result.corpus} corpus clusters, " if result.corpus else ""
     jobs = f", {result.jobs} jobs" if result.jobs > 1 else ""

@@ -678,22 +678,23 @@ def properties_killer(examples: int, seed: int) -> list[str]:
 def preemption_killer(examples: int, seed: int) -> list[str]:
     """The campaign over preemption clusters (``strategies.preemption_cluster_objects``), then
     the decision-level properties on scheduling runs of the same draws."""
-    from schedspec.checker.campaign import run_campaign
     from schedspec.checker.strategies import preemption_cluster_objects
 
-    strategy = preemption_cluster_objects()
-    result = run_campaign(examples, seed, checker=_checker(), shrink=False, strategy=strategy)
-    return _problems(result) + _properties_over(strategy, examples, seed)
+    return _campaign_and_properties(preemption_cluster_objects(), examples, seed)
 
 
 def scoring_killer(examples: int, seed: int) -> list[str]:
     """The campaign over scoring clusters (``strategies.scoring_cluster_objects``: most pending
     pods feasible on several nodes, so every Score plugin ranks them), then the decision-level
     properties on scheduling runs of the same draws."""
-    from schedspec.checker.campaign import run_campaign
     from schedspec.checker.strategies import scoring_cluster_objects
 
-    strategy = scoring_cluster_objects()
+    return _campaign_and_properties(scoring_cluster_objects(), examples, seed)
+
+
+def _campaign_and_properties(strategy: Any, examples: int, seed: int) -> list[str]:
+    from schedspec.checker.campaign import run_campaign
+
     result = run_campaign(examples, seed, checker=_checker(), shrink=False, strategy=strategy)
     return _problems(result) + _properties_over(strategy, examples, seed)
 
