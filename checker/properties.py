@@ -24,6 +24,8 @@ the spec about that cluster:
                           ``PreemptionNodes(p)``
 ``no_preemption``         a FitError the cycle did not answer with a nomination: p was not
                           ``EligibleToPreempt``, or ``PreemptionNodes(p) = {}``
+``nominations_cleared``   (of the whole run) after p preempts onto n, no pod of
+                          ``LowerNominated(p, n)`` is still nominated to n in its last cycle
 ========================  ==================================================================
 
 What cannot be checked exactly is skipped and counted, never loosened (:class:`PropertyReport`
@@ -84,6 +86,7 @@ from schedspec.spec.values import Fcn, Value
 
 __all__ = [
     "PROPERTIES",
+    "RUN_PROPERTIES",
     "Decision",
     "DecisionRecorder",
     "PropertyReport",
@@ -92,8 +95,10 @@ __all__ = [
     "check_decision",
     "check_feasible",
     "check_no_preemption",
+    "check_nominations_cleared",
     "check_preemption",
     "check_run",
+    "check_run_properties",
     "check_two_pass",
     "check_unschedulable",
     "record_run",
@@ -524,6 +529,51 @@ PROPERTIES: Mapping[str, Property] = {
 """Every property by name, in the order they run."""
 
 
+def check_nominations_cleared(
+    spec: LoadedSpec, decisions: Sequence[Decision], report: PropertyReport
+) -> None:
+    """A run-level property: a preemption by p onto n takes the nomination to n from every pod
+    in ``LowerNominated(p, n)`` (in the cluster p's cycle saw). The API calls run after p's
+    cycle (async preemption), so a pod's next cycle may still hold the nomination; its *last*
+    cycle in the run must not. A pod that nominates itself again by its own preemption owes
+    nothing more; one with no later cycle (deleted, or the run ended) is skipped."""
+    owed: dict[str, tuple[Decision, str, Decision | None]] = {}  # pod -> (by, node, its last)
+    for d in decisions:
+        if d.pod in owed:
+            by, node, _ = owed[d.pod]
+            if d.preemption is not None:
+                del owed[d.pod]
+                report.skipped["nominations_cleared: nominated again by its own preemption"] += 1
+            else:
+                owed[d.pod] = (by, node, d)
+        if d.preemption is None or d.error is not None:
+            continue
+        ask = _Ask(spec, d)
+        lower = ask("LowerNominated", ask.pod, ask.node(d.preemption.node))
+        assert isinstance(lower, frozenset)
+        for q in lower:
+            key = f"{q['metadata']['namespace']}/{q['metadata']['name']}"
+            owed[key] = (d, d.preemption.node, None)
+    for by, node, last in owed.values():
+        if last is None:
+            report.skipped["nominations_cleared: no later cycle"] += 1
+            continue
+        report.checked["nominations_cleared"] += 1
+        if last.nominated == node:
+            why = (
+                f"still nominated to {node} in its last cycle ({last.cycle}), though the "
+                f"higher-priority {by.pod} preempted there in cycle {by.cycle}"
+            )
+            _violate(report, "nominations_cleared", last, node, why, "LowerNominated")
+
+
+RUN_PROPERTIES: Mapping[str, Callable[[LoadedSpec, Sequence[Decision], PropertyReport], None]] = {
+    "nominations_cleared": check_nominations_cleared,
+}
+"""The properties of a whole run (a sequence of decisions), by name; they run after the
+per-decision ones."""
+
+
 def check_decision(
     spec: LoadedSpec, d: Decision, report: PropertyReport | None = None
 ) -> PropertyReport:
@@ -552,8 +602,22 @@ def run_properties(
     """Schedule ``cluster`` and judge every cycle's decision (see the module docstring)."""
     loaded = spec if spec is not None else load_spec("scheduler")
     report = PropertyReport()
-    for decision in record_run(cluster, seed=seed, registry=registry, config=config):
+    decisions = record_run(cluster, seed=seed, registry=registry, config=config)
+    for decision in decisions:
         check_decision(loaded, decision, report)
+    check_run_properties(loaded, decisions, report)
+    return report
+
+
+def check_run_properties(
+    spec: LoadedSpec, decisions: Sequence[Decision], report: PropertyReport
+) -> PropertyReport:
+    """Judge a run's decisions by every run-level property (``RUN_PROPERTIES``)."""
+    for name, prop in RUN_PROPERTIES.items():
+        try:
+            prop(spec, decisions, report)
+        except EvalError as err:
+            _violate(report, name, decisions[-1], None, f"the spec failed to evaluate: {err}", name)
     return report
 
 

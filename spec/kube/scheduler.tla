@@ -903,4 +903,14 @@ PreemptionNodes(p) ≝
       c5 ≝ ArgMax(c4, LAMBDA n : EarliestStartOfHighest(p, n))
   IN  {NodeName(n) : n ∈ c5}
 
+\* The last step of a preemption onto n (prepareCandidate and its async twin,
+\* getLowerPriorityNominatedPods in framework/preemption/preemption.go): the
+\* pods the nominator holds for n with a priority below p's lose their
+\* nominatedNodeName, so the room p was promised is not also reserved for them.
+\* As in NominatedFor, a gated pod is not in the nominator.
+LowerNominated(p, n) ≝
+  {q ∈ PendingPods : ∧ q.status.nominatedNodeName = NodeName(n)
+                     ∧ q.spec.schedulingGates = {}
+                     ∧ Priority(q) < Priority(p)}
+
 =============================================================================

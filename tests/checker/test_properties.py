@@ -24,6 +24,7 @@ from schedspec.impl.framework.nominator import Nominator
 from schedspec.impl.framework.registry import Registry
 from schedspec.impl.plugins import in_tree_registry, node_resources_fit, taint_toleration
 from schedspec.impl.plugins.default_preemption import DefaultPreemption
+from schedspec.impl.preemption.evaluator import Evaluator
 from schedspec.impl.simulate import build
 from schedspec.spec.load import LoadedSpec, load_spec
 
@@ -301,6 +302,33 @@ def test_a_scheduler_ignoring_nominated_pods_is_caught(
     found = [(v.property, v.pod, v.node) for v in report.undeclared]
     assert ("two_pass", "default/lo", "n0") in found
     assert ("feasible", "default/lo", "n0") in found
+
+
+def test_a_preemption_that_keeps_lower_nominations_is_caught(
+    spec: LoadedSpec, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # hi preempts lo off n0, where mid (below hi) is nominated: mid's nomination must go. mid
+    # never preempts, so its own failed cycles keep whatever nomination it holds; only hi's
+    # preemption can take it away
+    mid = pod("mid", cpu="1", priority=50, preemptionPolicy="Never")
+    mid["status"] = {"nominatedNodeName": "n0"}
+    cluster = from_objects(
+        [
+            node("n0", cpu="2"),
+            pod("lo", cpu="2", node_name="n0"),
+            mid,
+            pod("hi", cpu="2", priority=100),
+        ]
+    )
+    report = judge(cluster, spec)
+    assert report.violations == []
+    assert report.checked["nominations_cleared"] == 1
+    monkeypatch.setattr(Evaluator, "_clear_lower_nominations", lambda *args: None)
+    found = judge(cluster, spec).undeclared
+    assert [(v.property, v.pod, v.node) for v in found] == [
+        ("nominations_cleared", "default/mid", "n0")
+    ]
+    assert "default/hi preempted there" in found[0].detail
 
 
 def test_sampling_beyond_100_nodes_is_skipped_not_loosened(spec: LoadedSpec) -> None:

@@ -42,7 +42,8 @@ PER_NODE = {
     "ImageLocalityScore", "Viability",
 }  # fmt: skip
 NODE_SETS = {"Best", "PreemptionNodes"}
-REAL = PER_NODE | NODE_SETS | {"EligibleToPreempt", "Victims", "ValidVictims"}
+POD_SETS = {"Victims", "LowerNominated"}  # (p, n) -> a set of pods
+REAL = PER_NODE | NODE_SETS | POD_SETS | {"EligibleToPreempt", "ValidVictims"}
 # Definitions of textbook.tla taking (Pod, Node) or (Pod, Node, Snapshot) (or fewer of them).
 TEXTBOOK = {
     "FilterLifecycle", "Resources", "FilterNodeSelector", "FilterTaints", "FilterAffinity",
@@ -132,7 +133,7 @@ def check_shape(path: Path, doc: Any, cluster: Cluster) -> None:
         elif name == "EligibleToPreempt":
             if not isinstance(v, bool):
                 raise _fail(at, "expected true or false")
-        elif name == "Victims":
+        elif name in POD_SETS:
             if not isinstance(v, dict) or not v or not set(v) <= nodes:
                 raise _fail(at, "expected a mapping node -> list of pods")
             for node, victims in v.items():
@@ -247,7 +248,7 @@ def test_real_rules(path: Path) -> None:
             check(f"{name}({pod_key})", name, (p,), frozenset(want))
         elif name == "EligibleToPreempt":
             check(f"{name}({pod_key})", name, (p,), want)
-        elif name == "Victims":
+        elif name in POD_SETS:
             for node, victims in want.items():
                 call = f"{name}({pod_key}, {node})"
                 check(call, name, (p, world.nodes[node]), frozenset(victims))
