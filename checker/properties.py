@@ -25,7 +25,7 @@ the spec about that cluster:
 ``no_preemption``         a FitError the cycle did not answer with a nomination: p was not
                           ``EligibleToPreempt``, or ``PreemptionNodes(p) = {}``
 ``nominations_cleared``   (of the whole run) after p preempts onto n, no pod of
-                          ``LowerNominated(p, n)`` is still nominated to n in its last cycle
+                          ``LowerNominated(p, n)`` is still nominated to n when the run ends
 ========================  ==================================================================
 
 What cannot be checked exactly is skipped and counted, never loosened (:class:`PropertyReport`
@@ -65,6 +65,7 @@ framework/preemption/preemption.go and plugins/defaultpreemption/default_preempt
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -225,6 +226,15 @@ class DecisionRecorder:
         )
         if record.nomination is not None:
             self._own[pod.key] = (record.nomination, self._mirror.objects["Pod"].get(pod.key))
+
+    def nominations(self) -> dict[str, str]:
+        """Every pending pod's ``nominatedNodeName`` ("" for none) as the informers last
+        delivered it: after a run, the state it ended in."""
+        return {
+            key: str(((obj.get("status") or {}).get("nominatedNodeName")) or "")
+            for key, obj in self._mirror.objects["Pod"].items()
+            if not obj["spec"].get("nodeName")
+        }
 
     def _nomination(self, key: str, obj: _Obj | None) -> str:
         """The pod's nomination as the scheduler holds it: its own, until the informers deliver
@@ -530,48 +540,51 @@ PROPERTIES: Mapping[str, Property] = {
 
 
 def check_nominations_cleared(
-    spec: LoadedSpec, decisions: Sequence[Decision], report: PropertyReport
+    spec: LoadedSpec,
+    decisions: Sequence[Decision],
+    nominations: Mapping[str, str],
+    report: PropertyReport,
 ) -> None:
     """A run-level property: a preemption by p onto n takes the nomination to n from every pod
     in ``LowerNominated(p, n)`` (in the cluster p's cycle saw). The API calls run after p's
-    cycle (async preemption), so a pod's next cycle may still hold the nomination; its *last*
-    cycle in the run must not. A pod that nominates itself again by its own preemption owes
-    nothing more; one with no later cycle (deleted, or the run ended) is skipped."""
-    owed: dict[str, tuple[Decision, str, Decision | None]] = {}  # pod -> (by, node, its last)
+    cycle (async preemption, upstream too), and a status-only update requeues nothing, so the
+    pod's later cycles may never see the change: it is judged on ``nominations``, the pending
+    pods' ``nominatedNodeName`` when the run ended. A pod that nominates itself again by its own
+    preemption owes nothing more; one bound or deleted by then is skipped."""
+    owed: dict[str, tuple[Decision, str]] = {}  # pod -> (the preemption's decision, its node)
     for d in decisions:
-        if d.pod in owed:
-            by, node, _ = owed[d.pod]
-            if d.preemption is not None:
-                del owed[d.pod]
-                report.skipped["nominations_cleared: nominated again by its own preemption"] += 1
-            else:
-                owed[d.pod] = (by, node, d)
+        if d.pod in owed and d.preemption is not None:
+            del owed[d.pod]
+            report.skipped["nominations_cleared: nominated again by its own preemption"] += 1
         if d.preemption is None or d.error is not None:
             continue
         ask = _Ask(spec, d)
         lower = ask("LowerNominated", ask.pod, ask.node(d.preemption.node))
         assert isinstance(lower, frozenset)
         for q in lower:
-            key = f"{q['metadata']['namespace']}/{q['metadata']['name']}"
-            owed[key] = (d, d.preemption.node, None)
-    for by, node, last in owed.values():
-        if last is None:
-            report.skipped["nominations_cleared: no later cycle"] += 1
+            owed[f"{q['metadata']['namespace']}/{q['metadata']['name']}"] = (d, d.preemption.node)
+    for key, (by, node) in owed.items():
+        if key not in nominations:
+            report.skipped["nominations_cleared: bound or deleted"] += 1
             continue
         report.checked["nominations_cleared"] += 1
-        if last.nominated == node:
+        if nominations[key] == node:
             why = (
-                f"still nominated to {node} in its last cycle ({last.cycle}), though the "
-                f"higher-priority {by.pod} preempted there in cycle {by.cycle}"
+                f"still nominated to {node} when the run ended, though the higher-priority "
+                f"{by.pod} preempted there in cycle {by.cycle}"
             )
-            _violate(report, "nominations_cleared", last, node, why, "LowerNominated")
+            # judged in the cluster the preemption saw, about the pod that kept its nomination
+            at = dataclasses.replace(by, pod=key)
+            _violate(report, "nominations_cleared", at, node, why, "LowerNominated")
 
 
-RUN_PROPERTIES: Mapping[str, Callable[[LoadedSpec, Sequence[Decision], PropertyReport], None]] = {
+RunProperty = Callable[[LoadedSpec, Sequence[Decision], Mapping[str, str], PropertyReport], None]
+
+RUN_PROPERTIES: Mapping[str, RunProperty] = {
     "nominations_cleared": check_nominations_cleared,
 }
-"""The properties of a whole run (a sequence of decisions), by name; they run after the
-per-decision ones."""
+"""The properties of a whole run (its decisions, and the pending pods' nominations when it
+ended), by name; they run after the per-decision ones."""
 
 
 def check_decision(
@@ -602,20 +615,25 @@ def run_properties(
     """Schedule ``cluster`` and judge every cycle's decision (see the module docstring)."""
     loaded = spec if spec is not None else load_spec("scheduler")
     report = PropertyReport()
-    decisions = record_run(cluster, seed=seed, registry=registry, config=config)
-    for decision in decisions:
+    scheduler = build(cluster, config, seed, registry)
+    recorder = DecisionRecorder(scheduler)
+    scheduler.run()
+    for decision in recorder.decisions:
         check_decision(loaded, decision, report)
-    check_run_properties(loaded, decisions, report)
+    check_run_properties(loaded, recorder.decisions, recorder.nominations(), report)
     return report
 
 
 def check_run_properties(
-    spec: LoadedSpec, decisions: Sequence[Decision], report: PropertyReport
+    spec: LoadedSpec,
+    decisions: Sequence[Decision],
+    nominations: Mapping[str, str],
+    report: PropertyReport,
 ) -> PropertyReport:
-    """Judge a run's decisions by every run-level property (``RUN_PROPERTIES``)."""
+    """Judge a run by every run-level property (``RUN_PROPERTIES``)."""
     for name, prop in RUN_PROPERTIES.items():
         try:
-            prop(spec, decisions, report)
+            prop(spec, decisions, nominations, report)
         except EvalError as err:
             _violate(report, name, decisions[-1], None, f"the spec failed to evaluate: {err}", name)
     return report

@@ -329,6 +329,7 @@ def test_a_preemption_that_keeps_lower_nominations_is_caught(
         ("nominations_cleared", "default/mid", "n0")
     ]
     assert "default/hi preempted there" in found[0].detail
+    assert "when the run ended" in found[0].detail
 
 
 def test_sampling_beyond_100_nodes_is_skipped_not_loosened(spec: LoadedSpec) -> None:
