@@ -187,6 +187,11 @@ class _Mirror:
             store[key] = event.obj
 
 
+def _status_nomination(obj: _Obj | None) -> str:
+    """``status.nominatedNodeName`` of a pod object, "" for none."""
+    return str(((obj or {}).get("status") or {}).get("nominatedNodeName") or "")
+
+
 def _key(obj: _Obj) -> str:
     meta = obj["metadata"]
     ns = meta.get("namespace")
@@ -231,7 +236,7 @@ class DecisionRecorder:
         """Every pending pod's ``nominatedNodeName`` ("" for none) as the informers last
         delivered it: after a run, the state it ended in."""
         return {
-            key: str(((obj.get("status") or {}).get("nominatedNodeName")) or "")
+            key: _status_nomination(obj)
             for key, obj in self._mirror.objects["Pod"].items()
             if not obj["spec"].get("nodeName")
         }
@@ -244,7 +249,7 @@ class DecisionRecorder:
         if own is not None and own[1] is obj:
             return own[0]
         self._own.pop(key, None)
-        return str(((obj or {}).get("status") or {}).get("nominatedNodeName") or "")
+        return _status_nomination(obj)
 
     def _cluster(self, record: CycleRecord) -> Cluster:
         """The cycle's snapshot as manifests (see the module docstring)."""
@@ -320,10 +325,17 @@ def record_run(
     config: Mapping[str, Any] | None = None,
 ) -> list[Decision]:
     """Schedule ``cluster`` to quiescence and return every cycle's decision."""
+    return _recorded(cluster, seed, registry, config).decisions
+
+
+def _recorded(
+    cluster: Cluster, seed: int, registry: Registry | None, config: Mapping[str, Any] | None
+) -> DecisionRecorder:
+    """The recorder of a run of ``cluster`` to quiescence."""
     scheduler = build(cluster, config, seed, registry)
     recorder = DecisionRecorder(scheduler)
     scheduler.run()
-    return recorder.decisions
+    return recorder
 
 
 # ------------------------------------------------------------------------------ asking the spec
@@ -615,9 +627,7 @@ def run_properties(
     """Schedule ``cluster`` and judge every cycle's decision (see the module docstring)."""
     loaded = spec if spec is not None else load_spec("scheduler")
     report = PropertyReport()
-    scheduler = build(cluster, config, seed, registry)
-    recorder = DecisionRecorder(scheduler)
-    scheduler.run()
+    recorder = _recorded(cluster, seed, registry, config)
     for decision in recorder.decisions:
         check_decision(loaded, decision, report)
     check_run_properties(loaded, recorder.decisions, recorder.nominations(), report)
