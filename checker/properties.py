@@ -25,7 +25,7 @@ the spec about that cluster:
 ``no_preemption``         a FitError the cycle did not answer with a nomination: p was not
                           ``EligibleToPreempt``, or ``PreemptionNodes(p) = {}``
 ``nominations_cleared``   (of the whole run) after p preempts onto n, no pod of
-                          ``LowerNominated(p, n)`` is still nominated to n when the run ends
+                          ``LowerPriorityNominated(p, n)`` is still nominated to n when the run ends
 ========================  ==================================================================
 
 What cannot be checked exactly is skipped and counted, never loosened (:class:`PropertyReport`
@@ -558,7 +558,7 @@ def check_nominations_cleared(
     report: PropertyReport,
 ) -> None:
     """A run-level property: a preemption by p onto n takes the nomination to n from every pod
-    in ``LowerNominated(p, n)`` (in the cluster p's cycle saw). The API calls run after p's
+    in ``LowerPriorityNominated(p, n)`` (in the cluster p's cycle saw). The API calls run after p's
     cycle (async preemption, upstream too), and a status-only update requeues nothing, so the
     pod's later cycles may never see the change: it is judged on ``nominations``, the pending
     pods' ``nominatedNodeName`` when the run ended. A pod that nominates itself again by its own
@@ -571,7 +571,7 @@ def check_nominations_cleared(
         if d.preemption is None or d.error is not None:
             continue
         ask = _Ask(spec, d)
-        lower = ask("LowerNominated", ask.pod, ask.node(d.preemption.node))
+        lower = ask("LowerPriorityNominated", ask.pod, ask.node(d.preemption.node))
         assert isinstance(lower, frozenset)
         for q in lower:
             owed[f"{q['metadata']['namespace']}/{q['metadata']['name']}"] = (d, d.preemption.node)
@@ -587,7 +587,7 @@ def check_nominations_cleared(
             )
             # judged in the cluster the preemption saw, about the pod that kept its nomination
             at = dataclasses.replace(by, pod=key)
-            _violate(report, "nominations_cleared", at, node, why, "LowerNominated")
+            _violate(report, "nominations_cleared", at, node, why, "LowerPriorityNominated")
 
 
 RunProperty = Callable[[LoadedSpec, Sequence[Decision], Mapping[str, str], PropertyReport], None]

@@ -908,7 +908,7 @@ PreemptionNodes(p) ≝
 \* pods the nominator holds for n with a priority below p's lose their
 \* nominatedNodeName, so the room p was promised is not also reserved for them.
 \* As in NominatedFor, a gated pod is not in the nominator.
-LowerNominated(p, n) ≝
+LowerPriorityNominated(p, n) ≝
   {q ∈ PendingPods : ∧ q.status.nominatedNodeName = NodeName(n)
                      ∧ q.spec.schedulingGates = {}
                      ∧ Priority(q) < Priority(p)}

@@ -42,7 +42,7 @@ PER_NODE = {
     "ImageLocalityScore", "Viability",
 }  # fmt: skip
 NODE_SETS = {"Best", "PreemptionNodes"}
-POD_SETS = {"Victims", "LowerNominated"}  # (p, n) -> a set of pods
+POD_SETS = {"Victims", "LowerPriorityNominated"}  # (p, n) -> a set of pods
 REAL = PER_NODE | NODE_SETS | POD_SETS | {"EligibleToPreempt", "ValidVictims"}
 # Definitions of textbook.tla taking (Pod, Node) or (Pod, Node, Snapshot) (or fewer of them).
 TEXTBOOK = {
