@@ -286,6 +286,7 @@ class OracleAnswer:
         self.feasible = frozenset(answer.get("feasible") or ())
         self.scores = {row["node"]: row for row in answer.get("scores") or []}
         self.best = frozenset(answer.get("max_score_nodes") or ())
+        self.score_error = "score_error" in answer
 
     def value(self, row: Pair | None, node: str | None) -> object:
         if row is None:
@@ -297,6 +298,8 @@ class OracleAnswer:
             return self.verdict.get(node, _NA)
         if row.point == "feasible" and node is not None:
             return node in self.feasible if node in self.verdict else _NA
+        if row.point == "scoring":
+            return self.score_error
         if not self.scores:
             return _NA  # fewer than two feasible nodes: kube-scheduler does not score
         if row.point == "score" and node in self.scores:
@@ -512,8 +515,12 @@ class _ClusterRun:
         self.check_preemption(fwk, key, p, pod, run)
         feasible_names = [ni.name for ni in run.feasible]
         spec_best = s.call("Best", p) if spec_feasible else frozenset()
-        if run.feasible and spec_feasible == set(feasible_names):
-            # scores are normalised over the feasible nodes: compared when both sides agree on them
+        spec_error = s.call("ScoreError", p)
+        impl_error = isinstance(run.totals, _Raised)
+        self.compare("ScoreError", key, None, spec_error, impl_error)
+        if run.feasible and spec_feasible == set(feasible_names) and not impl_error:
+            # scores are normalised over the feasible nodes: compared when both sides agree on
+            # them, and only when scoring did not fail (a failed PreScore leaves none)
             self.check_scores(key, p, run, feasible_names, spec_best)
         impl_best = _best(run, feasible_names)
         real_best = _NA if self.asked is None else self.asked.decision()
@@ -568,10 +575,13 @@ def _pod_keys(pods: object) -> object:
 
 def _best(run: _PodRun, feasible_names: list[str]) -> object:
     """Where the cycle may bind the pod: the feasible nodes of highest total (selectHost
-    breaks the tie at random), none when no node is feasible."""
+    breaks the tie at random); a lone feasible node, which schedulePod binds unscored; none
+    when no node is feasible or scoring failed the cycle."""
     totals = run.totals
-    if not feasible_names or isinstance(totals, _Raised):
-        return frozenset() if not feasible_names else totals
+    if len(feasible_names) <= 1:
+        return frozenset(feasible_names)
+    if isinstance(totals, _Raised):
+        return frozenset()
     top = max(totals)
     return frozenset(n for n, t in zip(feasible_names, totals, strict=True) if t == top)
 

@@ -13,6 +13,8 @@ sides. ``point`` says how the two sides are compared:
 - ``feasible``: the same run's success against ``Feasible``;
 - ``score``: one Score plugin's normalised score on every feasible node
   (``Framework.run_score_plugin``) against the spec's ``…Score(p, n)``;
+- ``scoring``: whether PreScore or Score failed the cycle on the feasible nodes
+  (``Framework.run_pre_score_plugins``, ``run_score_plugins``) against ``ScoreError``;
 - ``total``/``best``: the weighted sum (``Framework.run_score_plugins``) against ``Viability``, and
   its argmax set against ``Best``;
 - ``preemption``: DefaultPreemption's policy functions on the same cycle's statuses, nothing
@@ -76,6 +78,7 @@ SEAM: tuple[Pair, ...] = (
         _FW + "run_score_plugin",
     ),
     Pair("ImageLocalityScore", "ImageLocality", "score", _FW + "run_score_plugin"),
+    Pair("ScoreError", "*", "scoring", _FW + "run_score_plugins"),
     Pair("Viability", "*", "total", _FW + "run_score_plugins"),
     Pair("Best", "*", "best", _FW + "run_score_plugins"),
     # ---- DefaultPreemption's dry run, per pod and node (checker/preemption.py)

@@ -214,8 +214,6 @@ class NodeAffinity:
         return None if required.matches(node) else _REJECT_POD
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
-        if not nodes:
-            return None
         preferred = _preferred(pod)
         if not preferred and self._added_preferred is None:
             return Status(Code.SKIP)

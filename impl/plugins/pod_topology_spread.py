@@ -346,6 +346,9 @@ class PodTopologySpread:
         all_nodes = self._handle.snapshot_shared_lister().list()
         if not nodes or not all_nodes:
             return Status(Code.SKIP)
+        why = _constraints_error(pod, "ScheduleAnyway")
+        if why is not None:
+            return Status(Code.ERROR, (f"calculating preScoreState: {why}",))
         s = _PreScoreState()
         _init_pre_score(s, pod, nodes)
         if not s.constraints:

@@ -640,6 +640,12 @@ NodeAffinityRaw(p, n) ≝
                      THEN w[i].weight ELSE 0,
           DOMAIN w)
 
+\* NewPreferredSchedulingTerms parses every term it keeps (weight ≠ 0, not
+\* empty); one that fails makes NodeAffinity's PreScore fail the cycle.
+PreferredNodeTermsValid(p) ≝
+  LET w ≝ PreferredNodeTerms(p)
+  IN  ∀ i ∈ DOMAIN w : w[i].weight = 0 ∨ TermEmpty(w[i].preference) ∨ TermValid(w[i].preference)
+
 NodeAffinityMax(p) ≝ Max({NodeAffinityRaw(p, m) : m ∈ FeasibleNodes(p)} ∪ {0})
 
 NodeAffinityScore(p, n) ≝
@@ -797,8 +803,23 @@ Viability(p, n) ≝
 
 BestViability(p) ≝ Max({Viability(p, m) : m ∈ FeasibleNodes(p)})
 
-\* selectHost: a node of highest total, ties broken at random.
-Best(p) ≝ {NodeName(n) : n ∈ {n ∈ FeasibleNodes(p) : Viability(p, n) = BestViability(p)}}
+\* A PreScore plugin that fails ends the cycle with Error (prioritizeNodes),
+\* before any Score runs: NodeAffinity on a preferred term that does not parse,
+\* PodTopologySpread on a ScheduleAnyway selector LabelSelectorAsSelector
+\* refuses (scoring.go initPreScoreState). PreScore only runs on feasible nodes.
+\* upstream: pkg/scheduler/schedule_one.go (prioritizeNodes),
+\* plugins/nodeaffinity/node_affinity.go and plugins/podtopologyspread/scoring.go (PreScore)
+ScoreError(p) ≝
+  ∧ FeasibleNodes(p) ≠ {}
+  ∧ ∨ ¬PreferredNodeTermsValid(p)
+    ∨ ¬SpreadValid(p, "ScheduleAnyway")
+
+\* selectHost: a node of highest total, ties broken at random. schedulePod binds
+\* a lone feasible node without scoring it, so a scoring error only stops the
+\* cycle when two or more nodes are feasible: then the pod binds nowhere.
+Best(p) ≝
+  IF ScoreError(p) ∧ Cardinality(FeasibleNodes(p)) > 1 THEN {}
+  ELSE {NodeName(n) : n ∈ {n ∈ FeasibleNodes(p) : Viability(p, n) = BestViability(p)}}
 
 \* ======================================================================
 \* DefaultPreemption (PostFilter), as predicates a checker can judge a

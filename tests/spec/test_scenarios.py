@@ -43,7 +43,8 @@ PER_NODE = {
 }  # fmt: skip
 NODE_SETS = {"Best", "PreemptionNodes"}
 POD_SETS = {"Victims", "LowerPriorityNominated"}  # (p, n) -> a set of pods
-REAL = PER_NODE | NODE_SETS | POD_SETS | {"EligibleToPreempt", "ValidVictims"}
+POD_BOOLS = {"EligibleToPreempt", "ScoreError"}  # (p) -> true/false
+REAL = PER_NODE | NODE_SETS | POD_SETS | POD_BOOLS | {"ValidVictims"}
 # Definitions of textbook.tla taking (Pod, Node) or (Pod, Node, Snapshot) (or fewer of them).
 TEXTBOOK = {
     "FilterLifecycle", "Resources", "FilterNodeSelector", "FilterTaints", "FilterAffinity",
@@ -130,7 +131,7 @@ def check_shape(path: Path, doc: Any, cluster: Cluster) -> None:
         elif name in NODE_SETS:
             if not isinstance(v, list) or not set(v) <= nodes:
                 raise _fail(at, "expected a list of node names of the objects")
-        elif name == "EligibleToPreempt":
+        elif name in POD_BOOLS:
             if not isinstance(v, bool):
                 raise _fail(at, "expected true or false")
         elif name in POD_SETS:
@@ -246,7 +247,7 @@ def test_real_rules(path: Path) -> None:
                 check(f"{name}({pod_key}, {node})", name, (p, world.nodes[node]), verdict)
         elif name in NODE_SETS:
             check(f"{name}({pod_key})", name, (p,), frozenset(want))
-        elif name == "EligibleToPreempt":
+        elif name in POD_BOOLS:
             check(f"{name}({pod_key})", name, (p,), want)
         elif name in POD_SETS:
             for node, victims in want.items():
