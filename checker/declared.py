@@ -60,6 +60,8 @@ _RESOURCE_VERDICTS = frozenset(
         "Victims",
         "NumPDBViolations",
         "PreemptionNodes",
+        "ValidVictims",
+        "MinimalVictims",
     }
 )
 
