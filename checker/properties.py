@@ -26,6 +26,8 @@ the spec about that cluster:
                           ``EligibleToPreempt``, or ``PreemptionNodes(p) = {}``
 ``nominations_cleared``   (of the whole run) after p preempts onto n, no pod of
                           ``LowerPriorityNominated(p, n)`` is still nominated to n when the run ends
+``victims_evicted``       (of the whole run) no victim of a preemption onto n is still bound to
+                          n when the run ends: prepareCandidate evicts every one of them
 ========================  ==================================================================
 
 What cannot be checked exactly is skipped and counted, never loosened (:class:`PropertyReport`
@@ -92,6 +94,7 @@ __all__ = [
     "DecisionRecorder",
     "PropertyReport",
     "PropertyViolation",
+    "RunEnd",
     "check_best",
     "check_decision",
     "check_feasible",
@@ -102,6 +105,7 @@ __all__ = [
     "check_run_properties",
     "check_two_pass",
     "check_unschedulable",
+    "check_victims_evicted",
     "record_run",
     "run_properties",
 ]
@@ -198,6 +202,15 @@ def _key(obj: _Obj) -> str:
     return f"{ns}/{meta['name']}" if ns else str(meta["name"])
 
 
+@dataclass(frozen=True)
+class RunEnd:
+    """Where a run left the pods: each pending pod's ``nominatedNodeName`` ("" for none), each
+    bound pod's node."""
+
+    nominations: Mapping[str, str]
+    bindings: Mapping[str, str]
+
+
 class DecisionRecorder:
     """Attach to a scheduler before it runs; ``decisions`` fills up as cycles end."""
 
@@ -232,14 +245,16 @@ class DecisionRecorder:
         if record.nomination is not None:
             self._own[pod.key] = (record.nomination, self._mirror.objects["Pod"].get(pod.key))
 
-    def nominations(self) -> dict[str, str]:
-        """Every pending pod's ``nominatedNodeName`` ("" for none) as the informers last
-        delivered it: after a run, the state it ended in."""
-        return {
-            key: _status_nomination(obj)
-            for key, obj in self._mirror.objects["Pod"].items()
-            if not obj["spec"].get("nodeName")
-        }
+    def end(self) -> RunEnd:
+        """The pods as the informers last delivered them: after a run, the state it ended in."""
+        nominations: dict[str, str] = {}
+        bindings: dict[str, str] = {}
+        for key, obj in self._mirror.objects["Pod"].items():
+            if host := obj["spec"].get("nodeName"):
+                bindings[key] = host
+            else:
+                nominations[key] = _status_nomination(obj)
+        return RunEnd(nominations, bindings)
 
     def _nomination(self, key: str, obj: _Obj | None) -> str:
         """The pod's nomination as the scheduler holds it: its own, until the informers deliver
@@ -552,16 +567,13 @@ PROPERTIES: Mapping[str, Property] = {
 
 
 def check_nominations_cleared(
-    spec: LoadedSpec,
-    decisions: Sequence[Decision],
-    nominations: Mapping[str, str],
-    report: PropertyReport,
+    spec: LoadedSpec, decisions: Sequence[Decision], end: RunEnd, report: PropertyReport
 ) -> None:
     """A run-level property: a preemption by p onto n takes the nomination to n from every pod
     in ``LowerPriorityNominated(p, n)`` (in the cluster p's cycle saw). The API calls run after p's
     cycle (async preemption, upstream too), and a status-only update requeues nothing, so the
-    pod's later cycles may never see the change: it is judged on ``nominations``, the pending
-    pods' ``nominatedNodeName`` when the run ended. A pod that nominates itself again by its own
+    pod's later cycles may never see the change: it is judged on the pending pods'
+    ``nominatedNodeName`` when the run ended. A pod that nominates itself again by its own
     preemption owes nothing more; one bound or deleted by then is skipped."""
     owed: dict[str, tuple[Decision, str]] = {}  # pod -> (the preemption's decision, its node)
     for d in decisions:
@@ -576,11 +588,11 @@ def check_nominations_cleared(
         for q in lower:
             owed[f"{q['metadata']['namespace']}/{q['metadata']['name']}"] = (d, d.preemption.node)
     for key, (by, node) in owed.items():
-        if key not in nominations:
+        if key not in end.nominations:
             report.skipped["nominations_cleared: bound or deleted"] += 1
             continue
         report.checked["nominations_cleared"] += 1
-        if nominations[key] == node:
+        if end.nominations[key] == node:
             why = (
                 f"still nominated to {node} when the run ended, though the higher-priority "
                 f"{by.pod} preempted there in cycle {by.cycle}"
@@ -590,13 +602,43 @@ def check_nominations_cleared(
             _violate(report, "nominations_cleared", at, node, why, "LowerPriorityNominated")
 
 
-RunProperty = Callable[[LoadedSpec, Sequence[Decision], Mapping[str, str], PropertyReport], None]
+def check_victims_evicted(
+    spec: LoadedSpec, decisions: Sequence[Decision], end: RunEnd, report: PropertyReport
+) -> None:
+    """A run-level property: every victim of a preemption by p onto n is off n when the run
+    ends. prepareCandidate deletes each victim (one waiting at Permit is rejected instead, and
+    goes back to the queue). A victim that has a cycle after the preemption was not deleted and
+    may rightly be placed anywhere, n included: skipped."""
+    evicted: dict[str, Decision] = {}  # victim -> the decision that preempted it
+    for d in decisions:
+        if d.pod in evicted:
+            del evicted[d.pod]
+            report.skipped["victims_evicted: scheduled again"] += 1
+        if d.preemption is not None and d.error is None:
+            evicted.update(dict.fromkeys(d.preemption.victims, d))
+    for key, by in evicted.items():
+        assert by.preemption is not None
+        node = by.preemption.node
+        report.checked["victims_evicted"] += 1
+        if end.bindings.get(key) == node:
+            why = (
+                f"still bound to {node} when the run ended, though {by.pod} preempted it there "
+                f"in cycle {by.cycle}"
+            )
+            # no declared difference excuses it: evicting does not depend on how the spec and
+            # impl count the pods on a node
+            violation = PropertyViolation("victims_evicted", key, node, why, "Victims")
+            report.violations.append(violation)
+
+
+RunProperty = Callable[[LoadedSpec, Sequence[Decision], RunEnd, PropertyReport], None]
 
 RUN_PROPERTIES: Mapping[str, RunProperty] = {
     "nominations_cleared": check_nominations_cleared,
+    "victims_evicted": check_victims_evicted,
 }
-"""The properties of a whole run (its decisions, and the pending pods' nominations when it
-ended), by name; they run after the per-decision ones."""
+"""The properties of a whole run (its decisions, and where it left the pods), by name; they run
+after the per-decision ones."""
 
 
 def check_decision(
@@ -630,20 +672,17 @@ def run_properties(
     recorder = _recorded(cluster, seed, registry, config)
     for decision in recorder.decisions:
         check_decision(loaded, decision, report)
-    check_run_properties(loaded, recorder.decisions, recorder.nominations(), report)
+    check_run_properties(loaded, recorder.decisions, recorder.end(), report)
     return report
 
 
 def check_run_properties(
-    spec: LoadedSpec,
-    decisions: Sequence[Decision],
-    nominations: Mapping[str, str],
-    report: PropertyReport,
+    spec: LoadedSpec, decisions: Sequence[Decision], end: RunEnd, report: PropertyReport
 ) -> PropertyReport:
     """Judge a run by every run-level property (``RUN_PROPERTIES``)."""
     for name, prop in RUN_PROPERTIES.items():
         try:
-            prop(spec, decisions, nominations, report)
+            prop(spec, decisions, end, report)
         except EvalError as err:
             _violate(report, name, decisions[-1], None, f"the spec failed to evaluate: {err}", name)
     return report

@@ -332,6 +332,31 @@ def test_a_preemption_that_keeps_lower_nominations_is_caught(
     assert "when the run ended" in found[0].detail
 
 
+def test_a_preemption_that_leaves_a_victim_bound_is_caught(
+    spec: LoadedSpec, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # hi needs both lo pods off n0: each must be gone when the run ends
+    cluster = from_objects(
+        [
+            node("n0", cpu="2"),
+            pod("lo-a", cpu="1", node_name="n0"),
+            pod("lo-b", cpu="1", node_name="n0"),
+            pod("hi", cpu="2", priority=100),
+        ]
+    )
+    report = judge(cluster, spec)
+    assert report.violations == []
+    assert report.checked["victims_evicted"] == 2
+    # an evaluator that "evicts" a victim without deleting it
+    monkeypatch.setattr(Evaluator, "preempt_pod", lambda *args: None)
+    found = [v for v in judge(cluster, spec).undeclared if v.property == "victims_evicted"]
+    assert sorted((v.pod, v.node) for v in found) == [
+        ("default/lo-a", "n0"),
+        ("default/lo-b", "n0"),
+    ]
+    assert "default/hi preempted it there" in found[0].detail
+
+
 def test_sampling_beyond_100_nodes_is_skipped_not_loosened(spec: LoadedSpec) -> None:
     # 200 nodes: numFeasibleNodesToFind is 100, so the host is only known to be Feasible
     nodes = [node(f"n{i:03}") for i in range(200)]
