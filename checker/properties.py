@@ -605,30 +605,35 @@ def check_nominations_cleared(
 def check_victims_evicted(
     spec: LoadedSpec, decisions: Sequence[Decision], end: RunEnd, report: PropertyReport
 ) -> None:
-    """A run-level property: every victim of a preemption by p onto n is off n when the run
-    ends. prepareCandidate deletes each victim (one waiting at Permit is rejected instead, and
-    goes back to the queue). A victim that has a cycle after the preemption was not deleted and
-    may rightly be placed anywhere, n included: skipped."""
-    evicted: dict[str, Decision] = {}  # victim -> the decision that preempted it
+    """A run-level property: every victim of a preemption by p onto n is evicted by it.
+    prepareCandidate deletes each victim (one waiting at Permit is rejected instead, and goes
+    back to the queue), so p's own next preemption never chooses it again and it is off n when
+    the run ends. Another preemptor may choose it again: with async preemption its cycle can run
+    before the deletions (upstream too). A victim that has a cycle after the preemption was not
+    deleted and may rightly be placed anywhere, n included: skipped."""
+    evicted: dict[str, tuple[Decision, str]] = {}  # victim -> (the preemption's decision, node)
     for d in decisions:
         if d.pod in evicted:
             del evicted[d.pod]
             report.skipped["victims_evicted: scheduled again"] += 1
-        if d.preemption is not None and d.error is None:
-            evicted.update(dict.fromkeys(d.preemption.victims, d))
-    for key, by in evicted.items():
-        assert by.preemption is not None
-        node = by.preemption.node
+        if d.preemption is None or d.error is not None:
+            continue
+        for key in d.preemption.victims:
+            if key in evicted and evicted[key][0].pod == d.pod:
+                again = f"chosen again by its next preemption, in cycle {d.cycle}"
+                _left_behind(report, key, *evicted[key], again)
+            evicted[key] = (d, d.preemption.node)
+    for key, (by, node) in evicted.items():
         report.checked["victims_evicted"] += 1
         if end.bindings.get(key) == node:
-            why = (
-                f"still bound to {node} when the run ended, though {by.pod} preempted it there "
-                f"in cycle {by.cycle}"
-            )
-            # no declared difference excuses it: evicting does not depend on how the spec and
-            # impl count the pods on a node
-            violation = PropertyViolation("victims_evicted", key, node, why, "Victims")
-            report.violations.append(violation)
+            _left_behind(report, key, by, node, "still bound there when the run ended")
+
+
+def _left_behind(report: PropertyReport, victim: str, by: Decision, node: str, what: str) -> None:
+    why = f"{what}, though {by.pod} preempted it on {node} in cycle {by.cycle}"
+    # no declared difference excuses it: evicting does not depend on how the spec and impl
+    # count the pods on a node
+    report.violations.append(PropertyViolation("victims_evicted", victim, node, why, "Victims"))
 
 
 RunProperty = Callable[[LoadedSpec, Sequence[Decision], RunEnd, PropertyReport], None]

@@ -354,7 +354,32 @@ def test_a_preemption_that_leaves_a_victim_bound_is_caught(
         ("default/lo-a", "n0"),
         ("default/lo-b", "n0"),
     ]
-    assert "default/hi preempted it there" in found[0].detail
+    assert "still bound there when the run ended, though default/hi preempted it on n0" in (
+        found[0].detail
+    )
+
+
+def test_a_victim_preempted_twice_is_caught(
+    spec: LoadedSpec, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # an evaluator that skips one victim: hi fails again and preempts lo-a a second time
+    cluster = from_objects(
+        [
+            node("n0", cpu="2"),
+            pod("lo-a", cpu="1", node_name="n0"),
+            pod("lo-b", cpu="1", node_name="n0"),
+            pod("hi", cpu="2", priority=100),
+        ]
+    )
+    real = Evaluator.preempt_pod
+
+    def skip_lo_a(self: Evaluator, c: Any, preemptor: Any, victim: Any) -> Any:
+        return None if victim.name == "lo-a" else real(self, c, preemptor, victim)
+
+    monkeypatch.setattr(Evaluator, "preempt_pod", skip_lo_a)
+    found = [v for v in judge(cluster, spec).undeclared if v.property == "victims_evicted"]
+    assert {v.pod for v in found} == {"default/lo-a"}
+    assert any("chosen again by its next preemption" in v.detail for v in found)
 
 
 def test_sampling_beyond_100_nodes_is_skipped_not_loosened(spec: LoadedSpec) -> None:
