@@ -332,11 +332,9 @@ def test_a_preemption_that_keeps_lower_nominations_is_caught(
     assert "when the run ended" in found[0].detail
 
 
-def test_a_preemption_that_leaves_a_victim_bound_is_caught(
-    spec: LoadedSpec, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # hi needs both lo pods off n0: each must be gone when the run ends
-    cluster = from_objects(
+def _two_victims() -> Cluster:
+    """hi needs both lo pods off n0."""
+    return from_objects(
         [
             node("n0", cpu="2"),
             pod("lo-a", cpu="1", node_name="n0"),
@@ -344,6 +342,12 @@ def test_a_preemption_that_leaves_a_victim_bound_is_caught(
             pod("hi", cpu="2", priority=100),
         ]
     )
+
+
+def test_a_preemption_that_leaves_a_victim_bound_is_caught(
+    spec: LoadedSpec, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cluster = _two_victims()  # each must be gone when the run ends
     report = judge(cluster, spec)
     assert report.violations == []
     assert report.checked["victims_evicted"] == 2
@@ -363,14 +367,7 @@ def test_a_victim_preempted_twice_is_caught(
     spec: LoadedSpec, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # an evaluator that skips one victim: hi fails again and preempts lo-a a second time
-    cluster = from_objects(
-        [
-            node("n0", cpu="2"),
-            pod("lo-a", cpu="1", node_name="n0"),
-            pod("lo-b", cpu="1", node_name="n0"),
-            pod("hi", cpu="2", priority=100),
-        ]
-    )
+    cluster = _two_victims()
     real = Evaluator.preempt_pod
 
     def skip_lo_a(self: Evaluator, c: Any, preemptor: Any, victim: Any) -> Any:
