@@ -27,7 +27,8 @@ the spec about that cluster:
 ``nominations_cleared``   (of the whole run) after p preempts onto n, no pod of
                           ``LowerPriorityNominated(p, n)`` is still nominated to n when the run ends
 ``victims_evicted``       (of the whole run) no victim of a preemption onto n is still bound to
-                          n when the run ends: prepareCandidate evicts every one of them
+                          n when the run ends, nor chosen again by the preemptor's next
+                          preemption: prepareCandidate evicts every one of them
 ========================  ==================================================================
 
 What cannot be checked exactly is skipped and counted, never loosened (:class:`PropertyReport`
