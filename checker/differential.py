@@ -515,13 +515,16 @@ class _ClusterRun:
         self.check_preemption(fwk, key, p, pod, run)
         feasible_names = [ni.name for ni in run.feasible]
         spec_best = s.call("Best", p) if spec_feasible else frozenset()
-        spec_error = s.call("ScoreError", p)
-        impl_error = isinstance(run.totals, _Raised)
-        self.compare("ScoreError", key, None, spec_error, impl_error)
-        if run.feasible and spec_feasible == set(feasible_names) and not impl_error:
+        totals = run.totals
+        self.compare("ScoreError", key, None, s.call("ScoreError", p), isinstance(totals, _Raised))
+        if (
+            run.feasible
+            and spec_feasible == set(feasible_names)
+            and not isinstance(totals, _Raised)
+        ):
             # scores are normalised over the feasible nodes: compared when both sides agree on
             # them, and only when scoring did not fail (a failed PreScore leaves none)
-            self.check_scores(key, p, run, feasible_names, spec_best)
+            self.check_scores(key, p, run, totals, feasible_names, spec_best)
         impl_best = _best(run, feasible_names)
         real_best = _NA if self.asked is None else self.asked.decision()
         self.compare("Decision", key, None, spec_best, impl_best, real_best)
@@ -549,7 +552,13 @@ class _ClusterRun:
         self.compare("PreemptionNodes", key, None, s.call("PreemptionNodes", p), impl.nodes)
 
     def check_scores(
-        self, key: str, p: Fcn, run: _PodRun, feasible_names: list[str], spec_best: object
+        self,
+        key: str,
+        p: Fcn,
+        run: _PodRun,
+        totals: list[int],
+        feasible_names: list[str],
+        spec_best: object,
     ) -> None:
         s, nodes = self.s, self.s.world.nodes
         for row in self.checker.rows:
@@ -558,12 +567,9 @@ class _ClusterRun:
                 for idx, name in enumerate(feasible_names):
                     impl_value = got if isinstance(got, _Raised) else got[idx]
                     self.compare(row.spec, key, name, s.call(row.spec, p, nodes[name]), impl_value)
-        totals = run.totals
-        for idx, name in enumerate(feasible_names):
-            impl_total = totals if isinstance(totals, _Raised) else totals[idx]
-            self.compare("Viability", key, name, s.call("Viability", p, nodes[name]), impl_total)
-        if not isinstance(totals, _Raised):
-            self.compare("Best", key, None, spec_best, _best(run, feasible_names))
+        for name, total in zip(feasible_names, totals, strict=True):
+            self.compare("Viability", key, name, s.call("Viability", p, nodes[name]), total)
+        self.compare("Best", key, None, spec_best, _best(run, feasible_names))
 
 
 def _pod_keys(pods: object) -> object:
