@@ -8,6 +8,7 @@ is rejected as a typo; exponents beyond ±1000 are rejected.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from fractions import Fraction
@@ -43,6 +44,13 @@ def parse_quantity(q: str | int | float) -> Fraction:
     """
     if isinstance(q, bool) or not isinstance(q, str | int | float):
         raise ValueError(f"invalid quantity {q!r}")
+    return _parse(q)
+
+
+@functools.lru_cache(maxsize=4096, typed=True)
+def _parse(q: str | int | float) -> Fraction:
+    # Cached: generated clusters repeat a few quantities thousands of times. Typed, because a
+    # float counts as its repr: 1e23 is "1e+23", not the integer the float equals.
     if isinstance(q, float) and not math.isfinite(q):
         raise ValueError(f"invalid quantity {q!r}")
     text = q if isinstance(q, str) else repr(q)
