@@ -87,7 +87,6 @@ defaults, admits priorities and assembles the ``Cluster``.
 
 from __future__ import annotations
 
-import copy
 import json
 import os
 import uuid
@@ -314,8 +313,9 @@ def loads(text: str, *, source: str = "<string>") -> Cluster:
 
 def from_objects(objects: Iterable[Mapping[str, Any]], *, source: str = "<objects>") -> Cluster:
     """The cluster of already-parsed manifests (dicts), validated and defaulted like ``loads``.
-    The dicts are deep-copied, so the caller's stay as they were."""
-    docs = [Doc(copy.deepcopy(dict(obj)), f"{source}[{i}]", {}) for i, obj in enumerate(objects)]
+    The caller's dicts stay as they were: validation only reads them, and each object is copied
+    (``_without_nulls``) before anything is defaulted into it."""
+    docs = [Doc(dict(obj), f"{source}[{i}]", {}) for i, obj in enumerate(objects)]
     return _build(docs)
 
 

@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 
 from schedspec.cluster import (
     Cluster,
+    from_objects,
     load,
     loads,
     milli_value,
@@ -126,6 +127,13 @@ def test_parse_quantity(text: str | int | float, expected: Fraction) -> None:
 def test_parse_quantity_rejects(text: Any) -> None:
     with pytest.raises(ValueError):
         parse_quantity(text)
+
+
+def test_a_float_counts_as_written_not_as_the_integer_it_equals() -> None:
+    # 1e23 == 99999999999999991611392 in Python; the quantities differ (a cache must not mix them)
+    assert parse_quantity(99999999999999991611392) == 99999999999999991611392
+    assert parse_quantity(1e23) == 10**23
+    assert parse_quantity(99999999999999991611392) == 99999999999999991611392
 
 
 @pytest.mark.parametrize(
@@ -311,6 +319,23 @@ def test_quantities_are_kept_as_written_and_input_not_mutated() -> None:
     loaded = loads(text).nodes[0]
     assert loaded["status"]["allocatable"] == {"cpu": 4, "memory": "8Gi"}
     assert json.loads(text) == node
+
+
+def test_from_objects_leaves_the_callers_objects_as_they_were() -> None:
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "p", "labels": {"app": "a"}, "annotations": None},
+        "spec": {
+            "containers": [{"name": "c", "image": "i", "resources": {"limits": {"cpu": "1"}}}],
+            "tolerations": None,
+        },
+    }
+    before = json.dumps(pod, sort_keys=True)
+    loaded = from_objects([pod]).pods[0]
+    assert loaded["metadata"]["namespace"] == "default" and loaded["spec"]["priority"] == 0
+    assert loaded["spec"]["containers"][0]["resources"]["requests"] == {"cpu": "1"}
+    assert json.dumps(pod, sort_keys=True) == before
 
 
 def test_null_fields_are_dropped() -> None:
