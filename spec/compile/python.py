@@ -761,10 +761,11 @@ def _case(prog: Program, node: A.Case, scope: _Scope) -> Fn:
 
 
 def _let(prog: Program, node: A.Let, scope: _Scope) -> Fn:
-    targets = {d.name: _Target(d, is_let=True) for d in node.defs}
+    made = [_Target(d, is_let=True) for d in node.defs]
+    targets = {t.definition.name: t for t in made}  # a name defined twice (SPC104): the last
     inner = _Scope(scope.variables, {**scope.lets, **targets})
-    for d, target in zip(node.defs, targets.values(), strict=True):
-        target.body = prog.compile(d.body, inner.bind(*target.params))
+    for target in made:
+        target.body = prog.compile(target.definition.body, inner.bind(*target.params))
     body = prog.compile(node.body, inner)
     keys = ["$let:" + name for name in targets]
 

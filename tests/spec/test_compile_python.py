@@ -150,6 +150,8 @@ VALUE_CASES: list[tuple[str, str, Value]] = [
     # LET: parameters, several definitions, capture of bound variables (static scoping)
     ("let", "F == LET G(y) == y + 1 IN G(2)", 3),
     ("let-several", "F == LET A == 1\n         B == A + 1 IN B", 2),
+    # a name a LET defines twice (the checker's SPC104 error) evaluates as its last definition
+    ("let-defined-twice", "F == LET A == 1\n         A == 2 IN A", 2),
     ("let-captures-bound", "F == \\A z \\in {1, 2} : LET G(y) == y + z IN G(0) = z", True),
     (
         "let-keeps-its-binding",
