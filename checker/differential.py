@@ -162,11 +162,11 @@ class SpecState:
     def __init__(self, spec: LoadedSpec, cluster: Cluster) -> None:
         self.spec = spec
         self.world = spec.view.build(cluster)
-        spec.program.bind(self.world.constants)
+        self.program = spec.runner.bind(self.world.constants)
 
     def call(self, name: str, *args: Any) -> Any:
         try:
-            return self.spec.program.call(name, *args)
+            return self.program.call(name, *args)
         except EvalError as err:
             return _Raised(err.message)
 
@@ -174,8 +174,8 @@ class SpecState:
         """``name`` with its parameters bound by role (``Pod``/``p``, ``Node``/``n``,
         ``Snapshot``), as ``eval`` binds them: the textbook's definitions take ``Snapshot`` too."""
         try:
-            args = bind_arguments(self.spec.program.definition(name), pod, node, self.world)
-            return self.spec.program.call(name, *args)
+            args = bind_arguments(self.program.definition(name), pod, node, self.world)
+            return self.program.call(name, *args)
         except EvalError as err:
             return _Raised(err.message)
 

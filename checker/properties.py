@@ -368,12 +368,13 @@ class _Ask:
         self.world = decision._world[0]
         self.spec = spec
         pods = self.world.constants["Pods"]
-        if spec.program.constants.get("Pods") is not pods:
-            spec.program.bind(self.world.constants)
+        self.program = spec.runner
+        if self.program.constants.get("Pods") is not pods:
+            self.program.bind(self.world.constants)
         self.pod = self.world.pods[decision.pod]
 
     def __call__(self, name: str, *args: Value) -> Value:
-        return self.spec.program.call(name, *args)
+        return self.program.call(name, *args)
 
     def node(self, name: str) -> Fcn:
         return self.world.nodes[name]

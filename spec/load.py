@@ -9,6 +9,7 @@ reaches them, so the seed's defective spec can still be evaluated and its defect
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from importlib import resources
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from schedspec.errors import UsageError
 from schedspec.spec.ast import Module
 from schedspec.spec.check import Checked, check
 from schedspec.spec.compile.python import Program, compile_module
+from schedspec.spec.compile.source import SourceProgram
 from schedspec.spec.kube.views import VIEWS, View
 from schedspec.spec.parse import parse
 
@@ -35,6 +37,13 @@ class LoadedSpec:
     @property
     def module(self) -> Module:
         return self.checked.module
+
+    @cached_property
+    def runner(self) -> SourceProgram:
+        """The module compiled to Python source (:mod:`.compile.source`): the same values and
+        errors as :attr:`program`, several times faster, no explaining. The checker runs this;
+        ``eval``, ``explain`` and coverage run :attr:`program`."""
+        return SourceProgram(self.module)
 
 
 def read_spec(spec: str) -> tuple[str, str]:

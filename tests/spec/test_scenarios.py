@@ -19,6 +19,8 @@ import pytest
 import yaml
 
 from schedspec.cluster import Cluster, loads
+from schedspec.spec.compile.python import Program
+from schedspec.spec.compile.source import SourceProgram
 from schedspec.spec.errors import EvalError
 from schedspec.spec.kube.views import bind_arguments
 from schedspec.spec.load import LoadedSpec, load_spec
@@ -195,23 +197,33 @@ def test_scenario_shape(path: Path) -> None:
     check_shape(path, doc, cluster)
 
 
+# Each verdict is asked of both executable backends: the closures `eval` and `explain` run, and
+# the generated source the checker runs.
+BACKENDS = ("closures", "source")
+
+
+def _program(spec: LoadedSpec, backend: str) -> Program | SourceProgram:
+    return spec.program if backend == "closures" else spec.runner
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("path", FILES, ids=IDS)
-def test_textbook_divergence(path: Path) -> None:
+def test_textbook_divergence(path: Path, backend: str) -> None:
     """The textbook spec's verdicts, as the scenario records them (where it pins a divergence)."""
     doc, cluster = _scenario(path)
     if "textbook" not in doc:
         return  # the scenario pins no divergence: nothing to compare
     spec = _spec("textbook")
     world = spec.view.build(cluster)
-    spec.program.bind(world.constants)
+    program = _program(spec, backend).bind(world.constants)
     pod = world.pods[doc["pod"]]
     wrong = []
     for name, per_node in doc["textbook"].items():
-        definition = spec.program.definition(name)
+        definition = program.definition(name)
         for node, want in per_node.items():
             try:
                 args = bind_arguments(definition, pod, world.nodes[node], world)
-                got: Value = spec.program.call(name, *args)
+                got: Value = program.call(name, *args)
             except EvalError:
                 got = "error"
             if not (got == want == "error" or (got != "error" and _same(got, want))):
@@ -219,20 +231,21 @@ def test_textbook_divergence(path: Path) -> None:
     assert not wrong, "\n".join(wrong)
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("path", FILES, ids=IDS)
-def test_real_rules(path: Path) -> None:
+def test_real_rules(path: Path, backend: str) -> None:
     """scheduler.tla gives the hand-derived verdicts of kube-scheduler v1.34."""
     doc, cluster = _scenario(path)
     spec = _spec("scheduler")
     world = spec.view.build(cluster)
-    spec.program.bind(world.constants)
+    program = _program(spec, backend).bind(world.constants)
     pod_key = doc["pod"]
     p = world.pods[pod_key]
     wrong: list[str] = []
 
     def check(call: str, name: str, args: tuple[Value, ...], want: Any) -> None:
         try:
-            got = spec.program.call(name, *args)
+            got = program.call(name, *args)
         except EvalError as err:
             wrong.append(f"{call} failed to evaluate: {err}")
             return
