@@ -77,7 +77,7 @@ CONSTANTS: dict[str, InfiniteSet] = {
 
 
 def _elements(name: str, v: Value) -> Iterable[Value]:
-    if isinstance(v, frozenset | tuple):
+    if v.__class__ is frozenset or v.__class__ is tuple:  # no subclass is a value
         return v
     raise BuiltinError(f"{name} expects a set or a sequence, got {kind_of(v)} {render(v)}")
 

@@ -492,6 +492,8 @@ def _binary(g: _Generator, node: A.Binary, scope: _Scope) -> str:
         py, fallback = ("==", f"_eq({a}, {b}, {k})") if op is A.BinOp.EQ else ("!=", slow)
         return g.tmp(f"{a} {py} {b} if {_same_class(a, node.left, b, node.right)} else {fallback}")
     if op is A.BinOp.IN:
+        if isinstance(node.right, A.SetEnum):
+            return g.tmp(f"{a} in {b}")
         return g.tmp(f"{a} in {b} if {b}.__class__ is frozenset else _member({a}, {b}, {k})")
     if op is A.BinOp.NOTIN:
         return g.tmp(f"{a} not in {b} if {b}.__class__ is frozenset else {slow}")
@@ -502,6 +504,12 @@ def _binary(g: _Generator, node: A.Binary, scope: _Scope) -> str:
         if not ints:
             return g.tmp(f"{a} {sym} {b}")
         return g.tmp(f"{a} {sym} {b} if {' and '.join(ints)} else {slow}")
+    if op is A.BinOp.DIV or op is A.BinOp.MOD:
+        py, ok = ("//", "!= 0") if op is A.BinOp.DIV else ("%", "> 0")
+        return g.tmp(
+            f"{a} {py} {b} if {a}.__class__ is int and {b}.__class__ is int and {b} {ok} "
+            f"else {slow}"
+        )
     sym = _SET_OPS.get(op)
     if sym is not None:
         return g.tmp(
@@ -599,6 +607,9 @@ def _fn_cons(g: _Generator, node: A.FnCons, scope: _Scope) -> str:
 
 
 def _set_enum(g: _Generator, node: A.SetEnum, scope: _Scope) -> str:
+    if all(isinstance(i, A.Num | A.Str | A.Bool) for i in node.items):
+        # literals only: built once, in the order the closure backend builds it
+        return g.const(frozenset(i.value for i in node.items))  # type: ignore[union-attr]
     values = _args(g, node.items, scope)
     return g.tmp("frozenset((" + "".join(v + ", " for v in values) + "))")
 
@@ -909,7 +920,7 @@ class SourceProgram:
         self._closures: P.Program | None = None
         names = {d.name: (f"d{i}", d) for i, d in enumerate(module.definitions)}
         self.inlined = inline_set(module)
-        self._fns: dict[str, Any] = {}
+        self._fns: dict[str, tuple[Any, int]] = {}
         for i, d in enumerate(module.definitions):
             py, memo = f"d{i}", f"m{i}"
             self._ns[memo] = {}
@@ -923,8 +934,8 @@ class SourceProgram:
                 continue
             self.sources[d.name] = text
             exec(code, self._ns)  # generated from the AST: no spec text in it
-        for name, (py, _) in names.items():
-            self._fns[name] = self._ns[py]
+        for name, (py, d) in names.items():
+            self._fns[name] = (self._ns[py], len(d.params))
 
     def _fallback(self, name: str) -> Any:
         if self._closures is None:
@@ -950,12 +961,14 @@ class SourceProgram:
 
     def call(self, name: str, *args: Value) -> Value:
         """Evaluate definition ``name`` on ``args``; raises :class:`EvalError`."""
-        d = self._definitions[name]
-        if len(args) != len(d.params):
-            raise EvalError(P._arity_message(name, len(d.params), len(args)), d.span)
+        fn, arity = self._fns[name]
+        if len(args) != arity:
+            d = self._definitions[name]
+            raise EvalError(P._arity_message(name, arity, len(args)), d.span)
         try:
-            return self._fns[name](*args)
+            return fn(*args)
         except RecursionError:
+            d = self._definitions[name]
             raise EvalError(
                 "evaluation recursed too deeply (recursive definition?)", d.span
             ) from None
