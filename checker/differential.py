@@ -439,11 +439,12 @@ class _ClusterRun:
             if self.asked is not None:
                 real = self.asked.value(self.checker.by_name.get(predicate), node)
         tally = self.out.agreement.add
-        tally("spec↔impl", predicate, same(spec, impl))
+        agree = same(spec, impl)
+        tally("spec↔impl", predicate, agree)
         if real is not _NA:
             tally("spec↔real", predicate, same(spec, real))
             tally("impl↔real", predicate, same(impl, real))
-        if not same(spec, impl) or (real is not _NA and not same(real, spec)):
+        if not agree or (real is not _NA and not same(real, spec)):
             third = None if real is _NA else _plain(real)
             self.differ(predicate, pod, node, _plain(spec), _plain(impl), third)
 
