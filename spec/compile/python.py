@@ -357,13 +357,19 @@ def _call_builtin(b: Builtin, args: tuple[Fn, ...], node: A.Apply) -> Fn:
     return call
 
 
+def _not_operator(name: str, f: Value, arity: int, node: A.Expr) -> None:
+    """Raise unless ``f`` is a LAMBDA of ``arity`` parameters (``name`` applied to arguments)."""
+    if not isinstance(f, Closure):
+        raise EvalError(f"'{name}' is {_described(f)}, not an operator", node.span)
+    if f.arity != arity:
+        raise EvalError(_arity_message(name, f.arity, arity), node.span)
+
+
 def _call_variable(name: str, args: tuple[Fn, ...], node: A.Apply) -> Fn:
     def call(env: Env) -> Value:
         f = env[name]
-        if not isinstance(f, Closure):
-            raise EvalError(f"'{name}' is {_described(f)}, not an operator", node.span)
-        if f.arity != len(args):
-            raise EvalError(_arity_message(name, f.arity, len(args)), node.span)
+        if f.__class__ is not Closure or f.arity != len(args):
+            _not_operator(name, f, len(args), node)
         return f.call(*(a(env) for a in args))
 
     return call
@@ -408,18 +414,21 @@ def _index(prog: Program, node: A.Index, scope: _Scope) -> Fn:
     def get(env: Env) -> Value:
         f = fn(env)
         x = single(env) if single is not None else tuple(a(env) for a in args)
-        if f.__class__ is Fcn:
-            try:
-                return f[x]
-            except KeyError:
-                raise EvalError(
-                    f"{_short(x)} is not in the DOMAIN of {_short(f)}", node.span
-                ) from None
-        if f.__class__ is tuple and x.__class__ is int and 1 <= x <= len(f):
-            return f[x - 1]
-        raise EvalError(f"cannot apply {_described(f)} to {_short(x)}", node.span)
+        if f.__class__ is Fcn and x in f:
+            return f[x]
+        return _index_other(f, x, node)
 
     return get
+
+
+def _index_other(f: Value, x: Value, node: A.Index) -> Value:
+    """``f[x]`` unless ``f`` is a function with ``x`` in its domain: a sequence's element, or
+    the error."""
+    if f.__class__ is Fcn:
+        raise EvalError(f"{_short(x)} is not in the DOMAIN of {_short(f)}", node.span)
+    if f.__class__ is tuple and x.__class__ is int and 1 <= x <= len(f):
+        return f[x - 1]
+    raise EvalError(f"cannot apply {_described(f)} to {_short(x)}", node.span)
 
 
 def _unary(prog: Program, node: A.Unary, scope: _Scope) -> Fn:
@@ -429,15 +438,15 @@ def _unary(prog: Program, node: A.Unary, scope: _Scope) -> Fn:
     if node.op is A.UnOp.NEG:
         return lambda env: -_integer(arg(env), node.operand, "the operand of unary -")
 
-    def domain(env: Env) -> Value:
-        f = arg(env)
-        if f.__class__ is Fcn:
-            return frozenset(f)
-        if f.__class__ is tuple:
-            return frozenset(range(1, len(f) + 1))
-        raise EvalError(f"DOMAIN of {_described(f)}: not a function", node.span)
+    return lambda env: _domain(arg(env), node)
 
-    return domain
+
+def _domain(f: Value, node: A.Unary) -> Value:
+    if f.__class__ is Fcn:
+        return frozenset(f)
+    if f.__class__ is tuple:
+        return frozenset(range(1, len(f) + 1))
+    raise EvalError(f"DOMAIN of {_described(f)}: not a function", node.span)
 
 
 def _int_op(op: Callable[[int, int], Value], sym: str) -> Callable[[Value, Value, A.Binary], Value]:
@@ -598,12 +607,14 @@ def _junction(prog: Program, node: A.Junction, scope: _Scope) -> Fn:
             if v is stop:
                 return stop
             if v is not (not stop):
-                raise EvalError(
-                    f"an operand of {sym} must be a boolean, got {_described(v)}", expr.span
-                )
+                _junction_operand(v, sym, expr)
         return not stop
 
     return run
+
+
+def _junction_operand(v: Value, sym: str, node: A.Expr) -> None:
+    raise EvalError(f"an operand of {sym} must be a boolean, got {_described(v)}", node.span)
 
 
 def _bindings(

@@ -51,33 +51,6 @@ def _raise(message: str, span: A.Span) -> Any:
     raise EvalError(message, span)
 
 
-def _junction_operand(v: Value, sym: str, node: A.Expr) -> None:
-    raise EvalError(f"an operand of {sym} must be a boolean, got {P._described(v)}", node.span)
-
-
-def _not_operator(name: str, f: Value, arity: int, node: A.Expr) -> None:
-    if not isinstance(f, Closure):
-        raise EvalError(f"'{name}' is {P._described(f)}, not an operator", node.span)
-    if f.arity != arity:
-        raise EvalError(P._arity_message(name, f.arity, arity), node.span)
-
-
-def _index_slow(f: Value, x: Value, node: A.Index) -> Value:
-    if f.__class__ is Fcn:
-        raise EvalError(f"{P._short(x)} is not in the DOMAIN of {P._short(f)}", node.span)
-    if f.__class__ is tuple and x.__class__ is int and 1 <= x <= len(f):
-        return f[x - 1]
-    raise EvalError(f"cannot apply {P._described(f)} to {P._short(x)}", node.span)
-
-
-def _domain(f: Value, node: A.Unary) -> Value:
-    if f.__class__ is Fcn:
-        return frozenset(f)
-    if f.__class__ is tuple:
-        return frozenset(range(1, len(f) + 1))
-    raise EvalError(f"DOMAIN of {P._described(f)}: not a function", node.span)
-
-
 def _binop(op: A.BinOp, a: Value, b: Value, node: A.Binary) -> Value:
     try:
         return P._BINOPS[op](a, b, node)
@@ -100,10 +73,10 @@ _RUNTIME: dict[str, Any] = {
     "BuiltinError": BuiltinError,
     "MISS": _MISS,
     "_raise": _raise,
-    "_junction_operand": _junction_operand,
-    "_not_operator": _not_operator,
-    "_index_slow": _index_slow,
-    "_domain": _domain,
+    "_junction_operand": P._junction_operand,
+    "_not_operator": P._not_operator,
+    "_index_other": P._index_other,
+    "_domain": P._domain,
     "_binop": _binop,
     "_builtin_fails": _builtin_fails,
     "_elements": B._elements,
@@ -444,7 +417,7 @@ def _index(g: _Generator, node: A.Index, scope: _Scope) -> str:
     x = g.tmp(x) if len(values) > 1 else x
     t = g.tmp(f"{f}.get({x}, MISS) if {f}.__class__ is Fcn else MISS")
     g.emit(f"if {t} is MISS:")
-    g.emit(f"    {t} = _index_slow({f}, {x}, {g.const(node)})")
+    g.emit(f"    {t} = _index_other({f}, {x}, {g.const(node)})")
     return t
 
 
