@@ -414,8 +414,11 @@ def _index(prog: Program, node: A.Index, scope: _Scope) -> Fn:
     def get(env: Env) -> Value:
         f = fn(env)
         x = single(env) if single is not None else tuple(a(env) for a in args)
-        if f.__class__ is Fcn and x in f:
-            return f[x]
+        if f.__class__ is Fcn:
+            try:
+                return f[x]
+            except KeyError:
+                pass
         return _index_other(f, x, node)
 
     return get

@@ -363,8 +363,8 @@ def _apply(g: _Generator, node: A.Apply, scope: _Scope) -> str:
     if not b.min_arity <= len(node.args) <= b.max_arity:
         want = str(b.min_arity) if b.min_arity == b.max_arity else f"{b.min_arity}–{b.max_arity}"
         return g.fail(P._arity_message(b.name, want, len(node.args)), node)
-    fn = node.args[0] if len(node.args) == 2 else None
-    if b.name == "Sum" and isinstance(fn, A.Lambda) and len(fn.params) == 1:
+    fn = _summed_lambda(node)
+    if fn is not None:
         return _sum_loop(g, node, fn, scope)
     values = _args(g, node.args, scope)
     t = g.fresh("t")
@@ -373,6 +373,16 @@ def _apply(g: _Generator, node: A.Apply, scope: _Scope) -> str:
     g.emit("except BuiltinError as err:")
     g.emit(f"    raise EvalError(str(err), {g.const(node.span)}) from None")
     return t
+
+
+def _summed_lambda(node: object) -> A.Lambda | None:
+    """The LAMBDA of ``Sum(LAMBDA x : e, S)``, which compiles to a loop (when ``Sum`` is the
+    built-in), else None."""
+    if isinstance(node, A.Apply) and node.name == "Sum" and len(node.args) == 2:
+        fn = node.args[0]
+        if isinstance(fn, A.Lambda) and len(fn.params) == 1:
+            return fn
+    return None
 
 
 def _sum_loop(g: _Generator, node: A.Apply, fn: A.Lambda, scope: _Scope) -> str:
@@ -688,15 +698,10 @@ def _local_lets(g: _Generator, node: A.Let, scope: _Scope) -> frozenset[str]:
             uses[n.name].append(by if not nested else "")  # "" : from a nested function
         if isinstance(n, A.Lambda | A.Let):
             nested = True
-        if (
-            sum_loops
-            and isinstance(n, A.Apply)
-            and n.name == "Sum"
-            and len(n.args) == 2
-            and isinstance(n.args[0], A.Lambda)
-            and len(n.args[0].params) == 1
-        ):
-            scan(n.args[0].body, by, nested)
+        summed = _summed_lambda(n) if sum_loops else None
+        if summed is not None:
+            assert isinstance(n, A.Apply)
+            scan(summed.body, by, nested)
             scan(n.args[1], by, nested)
             return
         if isinstance(n, tuple):
