@@ -99,6 +99,39 @@ def test_parallel_campaign_is_its_workers_campaigns_merged() -> None:
     assert run_parallel(7, seed=10, jobs=1, **sizes).checked == parts[0].checked
 
 
+def test_a_campaign_leaves_the_garbage_collector_as_it_found_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import gc
+
+    from schedspec.checker.campaign import run_campaign
+    from schedspec.checker.differential import Checker
+
+    thresholds, frozen = gc.get_threshold(), gc.get_freeze_count()
+    seen: list[tuple[int, int]] = []
+    checker = Checker()
+    real_check = checker.check
+
+    def check(cluster: object) -> object:
+        # while the campaign runs: the heap it started with is frozen, young objects
+        # are collected less often
+        seen.append((gc.get_threshold()[0], gc.get_freeze_count()))
+        return real_check(cluster)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(checker, "check", check)
+    run_campaign(3, 1, nodes=(1, 2), pods=(1, 2), shrink=False, checker=checker)
+    assert seen and all(t > thresholds[0] and n > 0 for t, n in seen)
+    assert (gc.get_threshold(), gc.get_freeze_count()) == (thresholds, frozen)
+
+    def crash(cluster: object) -> object:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(checker, "check", crash)
+    with pytest.raises(RuntimeError, match="boom"):
+        run_campaign(3, 1, nodes=(1, 2), pods=(1, 2), shrink=False, checker=checker)
+    assert (gc.get_threshold(), gc.get_freeze_count()) == (thresholds, frozen)
+
+
 def test_jobs_split_the_textbook_campaign_and_report_each_rule_once(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
