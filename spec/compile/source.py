@@ -28,6 +28,7 @@ runs on the closure backend; :attr:`SourceProgram.fallbacks` names them.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any
@@ -905,7 +906,11 @@ class SourceProgram:
             self._memos.append(self._ns[memo])
             try:
                 text = _Generator(self._ns, names, self.inlined).module_definition(py, memo, d)
-                code = compile(text, f"<spec {d.name}>", "exec")
+                with warnings.catch_warnings():
+                    # ``(1) is True``: a literal where a value is checked to be a boolean
+                    # (``~1``) is deliberate, and its answer (no) is the one meant
+                    warnings.simplefilter("ignore", SyntaxWarning)
+                    code = compile(text, f"<spec {d.name}>", "exec")
             except (P.UnsupportedNode, SyntaxError, RecursionError, MemoryError) as err:
                 self.fallbacks[d.name] = f"{type(err).__name__}: {err}"
                 self._ns[py] = self._fallback(d.name)

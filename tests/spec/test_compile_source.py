@@ -235,3 +235,17 @@ def test_a_definition_too_deep_for_python_falls_back_to_closures() -> None:
     program = compile_source(parse(deep, "t.tla"))
     assert "F" in program.fallbacks
     assert program.call("F") == 1
+
+
+def test_a_literal_checked_to_be_a_boolean_compiles_without_warnings() -> None:
+    # ``~1`` and ``1 ∧ TRUE`` check a literal with ``is``: Python warns of that at compile time,
+    # which a user loading such a spec would see on stderr (and, under ``-W error``, the
+    # definitions would silently fall back to the closure backend)
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        program = compile_source(parse("F == ~1\nG == 1 /\\ TRUE\n", "t.tla"))
+    assert [str(w.message) for w in caught] == []
+    assert program.fallbacks == {}
+    assert outcome(program, "F")[0] == outcome(program, "G")[0] == "error"
