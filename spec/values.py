@@ -16,7 +16,7 @@ Values are immutable and hashable, so sets of records work. ``Fcn`` subclasses `
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable
 from typing import Any, NoReturn
 
 __all__ = ["Closure", "Fcn", "Value", "kind_of", "record", "render"]
@@ -25,18 +25,21 @@ Value = Any  # bool | int | str | frozenset | tuple | Fcn | Closure
 
 
 class Fcn(dict[Any, Any]):
-    """An immutable, hashable TLA+ function (and record)."""
+    """An immutable, hashable TLA+ function (and record).
+
+    Built by ``dict``'s own constructor, ``Fcn(mapping)`` or ``Fcn(pairs)``: no Python-level
+    ``__init__``, as views and specs build hundreds of thousands. The hash is computed on
+    first use and kept (``_hash`` is unset until then)."""
 
     __slots__ = ("_hash",)
-
-    def __init__(self, items: Mapping[Any, Any] | Iterable[tuple[Any, Any]] = ()) -> None:
-        super().__init__(items)
-        self._hash: int | None = None
+    _hash: int
 
     def __hash__(self) -> int:  # type: ignore[override]
-        if self._hash is None:
-            self._hash = hash(frozenset(self.items()))
-        return self._hash
+        try:
+            return self._hash
+        except AttributeError:
+            self._hash = h = hash(frozenset(self.items()))
+            return h
 
     def _immutable(self, *args: object, **kwargs: object) -> NoReturn:
         raise TypeError("TLA+ functions are immutable")
