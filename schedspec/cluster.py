@@ -87,6 +87,7 @@ defaults, admits priorities and assembles the ``Cluster``.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import uuid
@@ -206,8 +207,14 @@ def _default_metadata(obj: dict[str, Any]) -> None:
         meta["namespace"] = meta.get("namespace") or "default"
     else:
         meta.pop("namespace", None)
-    seed = f"{kind}/{meta.get('namespace', '')}/{meta['name']}"
-    meta["uid"] = meta.get("uid") or str(uuid.uuid5(_UID_NAMESPACE, seed))
+    if not meta.get("uid"):
+        meta["uid"] = _default_uid(f"{kind}/{meta.get('namespace', '')}/{meta['name']}")
+
+
+@functools.lru_cache(maxsize=4096)
+def _default_uid(seed: str) -> str:
+    # a function of the object's identity: generated clusters repeat names, so cached
+    return str(uuid.uuid5(_UID_NAMESPACE, seed))
 
 
 _NESTED = (dict, list)

@@ -42,9 +42,14 @@ def parse_quantity(q: str | int | float) -> Fraction:
     (Ki Mi Gi Ti Pi Ei), a decimal suffix (n u m "" k M G T P E) or an exponent (``1e3``,
     ``5E-3``). Numbers count as written. Like Go, a non-zero magnitude below 1n rounds up to 1n.
     """
+    return _parse(_checked(q))
+
+
+def _checked(q: object) -> str | int | float:
+    # before a cache: an unhashable non-quantity must still be a ValueError
     if isinstance(q, bool) or not isinstance(q, str | int | float):
         raise ValueError(f"invalid quantity {q!r}")
-    return _parse(q)
+    return q
 
 
 @functools.lru_cache(maxsize=4096, typed=True)
@@ -73,9 +78,21 @@ def _suffix_factor(m: re.Match[str]) -> Fraction:
 
 def milli_value(q: str | int | float) -> int:
     """``ceil(q * 1000)``: Go's ``Quantity.MilliValue`` (rounds up)."""
-    return math.ceil(parse_quantity(q) * 1000)
+    return _milli_value(_checked(q))
 
 
 def value(q: str | int | float) -> int:
     """``ceil(q)``: Go's ``Quantity.Value`` (rounds up)."""
-    return math.ceil(parse_quantity(q))
+    return _value(_checked(q))
+
+
+# Both sides of a check convert every request of every pod: cached past the parse, as the
+# arithmetic on the exact Fraction costs as much again.
+@functools.lru_cache(maxsize=4096, typed=True)
+def _milli_value(q: str | int | float) -> int:
+    return math.ceil(_parse(q) * 1000)
+
+
+@functools.lru_cache(maxsize=4096, typed=True)
+def _value(q: str | int | float) -> int:
+    return math.ceil(_parse(q))

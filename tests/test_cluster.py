@@ -129,11 +129,21 @@ def test_parse_quantity_rejects(text: Any) -> None:
         parse_quantity(text)
 
 
+@pytest.mark.parametrize("text", ["1x", True, ["1"], {"cpu": "1"}, float("nan")], ids=repr)
+def test_milli_value_and_value_reject_what_is_not_a_quantity(text: Any) -> None:
+    # ValueError even for an unhashable value, which a cache would turn into a TypeError
+    for convert in (milli_value, value):
+        with pytest.raises(ValueError):
+            convert(text)
+
+
 def test_a_float_counts_as_written_not_as_the_integer_it_equals() -> None:
     # 1e23 == 99999999999999991611392 in Python; the quantities differ (a cache must not mix them)
     assert parse_quantity(99999999999999991611392) == 99999999999999991611392
     assert parse_quantity(1e23) == 10**23
     assert parse_quantity(99999999999999991611392) == 99999999999999991611392
+    assert value(1e23) == 10**23 and value(99999999999999991611392) == 99999999999999991611392
+    assert milli_value(1e23) == 10**26
 
 
 @pytest.mark.parametrize(
