@@ -51,6 +51,7 @@ from schedspec.impl.framework.interface import (
     ScorePlugin,
     SharedLister,
     WaitingPod,
+    implements,
 )
 from schedspec.impl.framework.nominator import Nominator
 from schedspec.impl.framework.registry import Registry
@@ -279,28 +280,13 @@ def _instantiate(
     return plugins
 
 
-_EXTENDS: dict[tuple[type[Any], type[Any]], bool] = {}
-
-
-def _extends(plugin: Plugin, proto: type[Any]) -> bool:
-    """``isinstance(plugin, proto)``, once per plugin type: an extension point is a method of the
-    plugin's type (as a Go type satisfies an interface), and a runtime-checkable Protocol check
-    costs microseconds per member — thousands per cluster when a checker builds a framework per
-    cluster."""
-    key = (type(plugin), proto)
-    known = _EXTENDS.get(key)
-    if known is None:
-        known = _EXTENDS[key] = isinstance(plugin, proto)
-    return known
-
-
 def _point_list(profile: ProfileConfig, point: str, plugins: Mapping[str, Plugin]) -> list[str]:
     """The plugin names at ``point``, with multiPoint expanded (``expandMultiPointPlugins``)."""
     proto, type_name = _POINTS[point]
     own = profile.plugins[point]
     names: list[str] = []
     for ref in own.enabled:
-        if not _extends(plugins[ref.name], proto):
+        if not implements(plugins[ref.name], proto):
             raise ConfigError(f'plugin "{ref.name}" does not extend {type_name} plugin', ref.path)
         if ref.name in names:
             raise ConfigError(f'plugin "{ref.name}" already registered as "{type_name}"', ref.path)
@@ -310,7 +296,7 @@ def _point_list(profile: ProfileConfig, point: str, plugins: Mapping[str, Plugin
     overrides: list[str] = []
     multi: list[str] = []
     for ref in profile.plugins["multiPoint"].enabled:
-        if not _extends(plugins[ref.name], proto) or ref.name in own.disabled:
+        if not implements(plugins[ref.name], proto) or ref.name in own.disabled:
             continue
         if ref.name in names:
             overrides.append(ref.name)
@@ -327,7 +313,7 @@ def _score_weights(profile: ProfileConfig, plugins: Mapping[str, Plugin]) -> dic
     refs: list[PluginRef] = [*profile.plugins["score"].enabled]
     refs += profile.plugins["multiPoint"].enabled
     for ref in refs:
-        if _extends(plugins[ref.name], ScorePlugin) and ref.name not in weights:
+        if implements(plugins[ref.name], ScorePlugin) and ref.name not in weights:
             weights[ref.name] = ref.weight or 1
     return weights
 

@@ -12,6 +12,7 @@ Node/UpdateNodeTaint also gets UpdateNodeTaint with the always-Queue hint
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import cast
 
 from schedspec.impl.framework.events import (
     NODE,
@@ -21,7 +22,7 @@ from schedspec.impl.framework.events import (
     default_hint,
     unroll_wildcard_resource,
 )
-from schedspec.impl.framework.interface import Plugin
+from schedspec.impl.framework.interface import Plugin, implements
 from schedspec.impl.queue.scheduling_queue import HintRegistration
 
 __all__ = ["ENQUEUE_POINTS", "build_queueing_hint_map"]
@@ -40,8 +41,8 @@ def build_queueing_hint_map(
     out: list[HintRegistration] = []
     for name in names:
         plugin = plugins[name]
-        if isinstance(plugin, EnqueueExtensions):
-            registrations = plugin.events_to_register(queueing_hints)
+        if implements(plugin, EnqueueExtensions):
+            registrations = cast(EnqueueExtensions, plugin).events_to_register(queueing_hints)
         else:
             registrations = unroll_wildcard_resource()
         node_add = node_taint = False
