@@ -193,9 +193,21 @@ class ImplState:
         self.by_name = {ni.name: ni for ni in self.nodes}
         self.pending = {p.key: p for p in self.scheduler.pending_pods()}
         self.namespaces = dict(self.scheduler.handle.namespaces())
+        self._prepared: dict[tuple[object, str], Callable[[NodeInfo], bool]] = {}
 
     def framework(self, pod: Pod) -> Framework | None:
         return self.scheduler.profiles.get(pod.scheduler_name)
+
+    def prepared(
+        self, make: Callable[[ImplState, Pod], Callable[[NodeInfo], bool]], pod: Pod
+    ) -> Callable[[NodeInfo], bool]:
+        """``make(self, pod)``, once per pod: a plugin's ``fits_on``, whose PreFilter state
+        serves every node (one that raises is asked again, and raises again, per node)."""
+        key = (make, pod.key)
+        fits = self._prepared.get(key)
+        if fits is None:
+            fits = self._prepared[key] = make(self, pod)
+        return fits
 
 
 def _filters() -> dict[str, Callable[[ImplState, Pod, NodeInfo], bool]]:
@@ -210,11 +222,17 @@ def _filters() -> dict[str, Callable[[ImplState, Pod, NodeInfo], bool]]:
         "NodeAffinityOK": lambda s, p, ni: node_affinity.fits(p, node_of(ni)),
         "PortsOK": lambda s, p, ni: node_ports.fits(p, ni),
         "FitOK": lambda s, p, ni: node_resources_fit.fits(p, ni),
-        "SpreadOK": lambda s, p, ni: pod_topology_spread.fits(p, ni, s.nodes),
-        "InterPodAffinityOK": lambda s, p, ni: inter_pod_affinity.fits(
-            p, ni, s.nodes, s.namespaces
-        ),
+        "SpreadOK": lambda s, p, ni: s.prepared(_spread_on, p)(ni),
+        "InterPodAffinityOK": lambda s, p, ni: s.prepared(_inter_pod_affinity_on, p)(ni),
     }
+
+
+def _spread_on(s: ImplState, pod: Pod) -> Callable[[NodeInfo], bool]:
+    return pod_topology_spread.fits_on(pod, s.nodes)
+
+
+def _inter_pod_affinity_on(s: ImplState, pod: Pod) -> Callable[[NodeInfo], bool]:
+    return inter_pod_affinity.fits_on(pod, s.nodes, s.namespaces)
 
 
 _FILTERS = _filters()

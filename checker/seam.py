@@ -55,13 +55,8 @@ SEAM: tuple[Pair, ...] = (
     Pair("NodeAffinityOK", "NodeAffinity", "filter", _P + "node_affinity.fits"),
     Pair("PortsOK", "NodePorts", "filter", _P + "node_ports.fits"),
     Pair("FitOK", "NodeResourcesFit", "filter", _P + "node_resources_fit.fits"),
-    Pair("SpreadOK", "PodTopologySpread", "filter", _P + "pod_topology_spread.fits"),
-    Pair(
-        "InterPodAffinityOK",
-        "InterPodAffinity",
-        "filter",
-        _P + "inter_pod_affinity.fits",
-    ),
+    Pair("SpreadOK", "PodTopologySpread", "filter", _P + "pod_topology_spread.fits_on"),
+    Pair("InterPodAffinityOK", "InterPodAffinity", "filter", _P + "inter_pod_affinity.fits_on"),
     # ---- the whole Filter phase, nominated pods included
     Pair("NodeStatus", "*", "status", _FW + "run_filter_plugins_with_nominated_pods"),
     Pair("Feasible", "*", "feasible", _FW + "run_filter_plugins_with_nominated_pods"),

@@ -24,7 +24,7 @@ the sum over its labels; min-max normalized.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -60,6 +60,7 @@ __all__ = [
     "NAME",
     "InterPodAffinity",
     "fits",
+    "fits_on",
 ]
 
 NAME = "InterPodAffinity"
@@ -231,9 +232,18 @@ def fits(
     namespaces: _Namespaces | None = None,
 ) -> bool:
     """(1) ∧ (2) ∧ (3) for ``pod`` on ``node_info``; ``namespaces`` maps name → labels."""
+    return fits_on(pod, all_nodes, namespaces)(node_info)
+
+
+def fits_on(
+    pod: Pod, all_nodes: Sequence[NodeInfo], namespaces: _Namespaces | None = None
+) -> Callable[[NodeInfo], bool]:
+    """:func:`fits` for ``pod`` on each node in turn: the term counts per topology pair depend on
+    the pod and ``all_nodes`` only, so they are made once (PreFilter) and each call filters one
+    node."""
     with_anti = [n for n in all_nodes if n.pods_with_required_anti_affinity]
     s = _pre_filter_state(pod, all_nodes, with_anti, namespaces or {})
-    return node_info.node is not None and _filter(s, node_info.node) is None
+    return lambda node_info: node_info.node is not None and _filter(s, node_info.node) is None
 
 
 # ------------------------------------------------------------------------------ scoring

@@ -24,7 +24,7 @@ loads none, so their selector is empty and, as upstream then, no default constra
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,6 +60,7 @@ __all__ = [
     "NAME",
     "PodTopologySpread",
     "fits",
+    "fits_on",
 ]
 
 NAME = "PodTopologySpread"
@@ -187,10 +188,16 @@ def _filter(s: _PreFilterState, node: Node) -> Status | None:
 def fits(pod: Pod, node_info: NodeInfo, all_nodes: Sequence[NodeInfo]) -> bool:
     """The DoNotSchedule constraints of ``pod`` hold on ``node_info`` given ``all_nodes``
     (never when one of their selectors is invalid: PreFilter errors)."""
+    return fits_on(pod, all_nodes)(node_info)
+
+
+def fits_on(pod: Pod, all_nodes: Sequence[NodeInfo]) -> Callable[[NodeInfo], bool]:
+    """:func:`fits` for ``pod`` on each node in turn: the counts per domain depend on the pod
+    and ``all_nodes`` only, so they are made once (PreFilter) and each call filters one node."""
     if _constraints_error(pod, "DoNotSchedule") is not None:
-        return False
+        return lambda node_info: False
     s = _pre_filter_state(pod, all_nodes)
-    return node_info.node is not None and _filter(s, node_info.node) is None
+    return lambda node_info: node_info.node is not None and _filter(s, node_info.node) is None
 
 
 # ------------------------------------------------------------------------------ scoring

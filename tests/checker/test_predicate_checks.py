@@ -11,7 +11,13 @@ import yaml
 from schedspec import cluster
 from schedspec.checker.differential import Checker, ClusterCheck
 from schedspec.cluster import Cluster
-from schedspec.impl.plugins import default_preemption, image_locality, taint_toleration
+from schedspec.impl.plugins import (
+    default_preemption,
+    image_locality,
+    inter_pod_affinity,
+    pod_topology_spread,
+    taint_toleration,
+)
 from schedspec.impl.preemption import evaluator
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -118,6 +124,25 @@ def test_a_broken_score_is_caught_per_node(
     assert {(d.node, d.spec, d.impl) for d in found if d.predicate == "ImageLocalityScore"} == {
         ("cpu-1", 0, 1)
     }
+
+
+@pytest.mark.parametrize(
+    ("module", "predicate"),
+    [(pod_topology_spread, "SpreadOK"), (inter_pod_affinity, "InterPodAffinityOK")],
+)
+def test_a_pre_filter_computed_once_per_pod_is_still_judged_per_node(
+    checker: Checker, monkeypatch: pytest.MonkeyPatch, module: object, predicate: str
+) -> None:
+    # fits_on's PreFilter state serves every node of a pod; broken, every node reports it
+    def broken(*args: object) -> object:
+        raise KeyError("topology.kubernetes.io/zone")
+
+    monkeypatch.setattr(module, "_pre_filter_state", broken)
+    found = [
+        d for d in checker.check(cluster.loads(TAINTED)).undeclared if d.predicate == predicate
+    ]
+    assert sorted((d.node, d.spec) for d in found) == [("cpu-1", True), ("gpu-1", True)]
+    assert {str(d.impl) for d in found} == {"error: KeyError: 'topology.kubernetes.io/zone'"}
 
 
 def test_a_declared_difference_carries_its_id(checker: Checker) -> None:
