@@ -7,7 +7,8 @@ reader can open it. ``TEXTBOOK_SEAM`` pairs the seed spec's definitions with the
 sides. ``point`` says how the two sides are compared:
 
 - ``filter``: the plugin's verdict for (pod, node) on the snapshot, no nominated pods — the pure
-  ``fits`` function of ``impl/plugins/<plugin>.py`` against the spec's ``…OK(p, n)``;
+  ``fits`` function of ``impl/plugins/<plugin>.py`` (``fits_on``, made once per pod, for the two
+  whose PreFilter state counts over every node) against the spec's ``…OK(p, n)``;
 - ``status``: the framework's code for (pod, node) after PreFilter and the two-pass filter with
   nominated pods (``Framework.run_filter_plugins_with_nominated_pods``) against ``NodeStatus``;
 - ``feasible``: the same run's success against ``Feasible``;
