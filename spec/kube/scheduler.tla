@@ -363,8 +363,8 @@ SpreadValid(p, action) ≝
 \* removed from W afterwards (nominated pods, preemption victims) go through
 \* AddPod/RemovePod (filtering.go updateWithPod), which check neither. Found
 \* by the crosscheck: a nominated pod counts against an empty selector.
-SpreadCount(p, c, m, W) ≝
-  LET snap    ≝ On(Snapshot, m)
+SpreadCount(p, c, m, S, W) ≝
+  LET snap    ≝ On(S, m)
       base    ≝ IF SpreadSelectorEmpty(p, c) THEN 0
                 ELSE Cardinality({q ∈ snap : ∧ q.metadata.namespace = p.metadata.namespace
                                              ∧ ¬Terminating(q)
@@ -382,37 +382,48 @@ InclusionPoliciesOK(p, c, m) ≝
   ∧ c.nodeAffinityPolicy = "Honor" ⇒ NodeAffinityOK(p, m)
   ∧ c.nodeTaintsPolicy = "Honor" ⇒ TaintsOK(p, m)
 
-SpreadDomainCounts(p, i, W) ≝
+SpreadDomainCountsAt(p, i, N, S, W) ≝
   LET c ≝ Spread(p)[i]
-  IN  SumBy(LAMBDA m : SpreadCount(p, c, m, W),
+  IN  SumBy(LAMBDA m : SpreadCount(p, c, m, S, W),
             LAMBDA m : Labels(m)[c.topologyKey],
-            {m ∈ Nodes : HasSpreadKeys(p, m, "DoNotSchedule") ∧ InclusionPoliciesOK(p, c, m)})
+            {m ∈ N : HasSpreadKeys(p, m, "DoNotSchedule") ∧ InclusionPoliciesOK(p, c, m)})
 
-SpreadMinMatch(p, i, W) ≝
-  LET d ≝ SpreadDomainCounts(p, i, W)
+SpreadMinMatchAt(p, i, N, S, W) ≝
+  LET d ≝ SpreadDomainCountsAt(p, i, N, S, W)
   IN  IF Cardinality(DOMAIN d) < Spread(p)[i].minDomains THEN 0
       ELSE Min({d[v] : v ∈ DOMAIN d})
 
-SpreadSkew(p, i, n, W) ≝
+SpreadSkewAt(p, i, n, N, S, W) ≝
   LET c ≝ Spread(p)[i]
-  IN  Get(SpreadDomainCounts(p, i, W), Labels(n)[c.topologyKey])
+  IN  Get(SpreadDomainCountsAt(p, i, N, S, W), Labels(n)[c.topologyKey])
       + (IF SpreadSelects(p, c, Labels(p)) THEN 1 ELSE 0)
-      - SpreadMinMatch(p, i, W)
+      - SpreadMinMatchAt(p, i, N, S, W)
 
-SpreadConstraintOK(p, i, n, W) ≝
+SpreadConstraintOKAt(p, i, n, N, S, W) ≝
   ∧ Spread(p)[i].topologyKey ∈ DOMAIN Labels(n)
-  ∧ SpreadSkew(p, i, n, W) ≤ Spread(p)[i].maxSkew
+  ∧ SpreadSkewAt(p, i, n, N, S, W) ≤ Spread(p)[i].maxSkew
 
-SpreadOKIn(p, n, W) ≝
+SpreadOKAt(p, n, N, S, W) ≝
   ∧ SpreadValid(p, "DoNotSchedule")
-  ∧ ∀ i ∈ SpreadIndices(p, "DoNotSchedule") : SpreadConstraintOK(p, i, n, W)
+  ∧ ∀ i ∈ SpreadIndices(p, "DoNotSchedule") : SpreadConstraintOKAt(p, i, n, N, S, W)
+
+\* The scheduling cycle's world: every node, PreFilter counting from Snapshot.
+SpreadMinMatch(p, i, W) ≝ SpreadMinMatchAt(p, i, Nodes, Snapshot, W)
+
+SpreadSkew(p, i, n, W) ≝ SpreadSkewAt(p, i, n, Nodes, Snapshot, W)
+
+SpreadConstraintOK(p, i, n, W) ≝ SpreadConstraintOKAt(p, i, n, Nodes, Snapshot, W)
+
+SpreadOKIn(p, n, W) ≝ SpreadOKAt(p, n, Nodes, Snapshot, W)
 
 SpreadOK(p, n) ≝ SpreadOKIn(p, n, Snapshot)
 
 \* The first failing constraint decides the status: a missing key is Unresolvable.
-SpreadUnresolvable(p, n, W) ≝
-  LET failing ≝ {i ∈ SpreadIndices(p, "DoNotSchedule") : ¬SpreadConstraintOK(p, i, n, W)}
+SpreadUnresolvableAt(p, n, N, S, W) ≝
+  LET failing ≝ {i ∈ SpreadIndices(p, "DoNotSchedule") : ¬SpreadConstraintOKAt(p, i, n, N, S, W)}
   IN  failing ≠ {} ∧ Spread(p)[Min(failing)].topologyKey ∉ DOMAIN Labels(n)
+
+SpreadUnresolvable(p, n, W) ≝ SpreadUnresolvableAt(p, n, Nodes, Snapshot, W)
 
 \* ======================================================================
 \* InterPodAffinity (Filter).
@@ -464,39 +475,39 @@ MatchesAllAffinityTerms(p, q) ≝
 Domain(m, k) ≝ ⟨k, Labels(m)[k]⟩
 
 \* PreFilter's affinityCounts: the topology pairs holding a pod that matches all terms.
-AffinityDomains(p, W) ≝
+AffinityDomains(p, N, W) ≝
   {Domain(m, t.topologyKey) :
-     m ∈ {m ∈ Nodes : ∃ q ∈ On(W, m) : MatchesAllAffinityTerms(p, q)},
+     m ∈ {m ∈ N : ∃ q ∈ On(W, m) : MatchesAllAffinityTerms(p, q)},
      t ∈ {t ∈ AffinityTerms(p, "podAffinity") : t.topologyKey ∈ DOMAIN Labels(m)}}
 
-AntiAffinityDomains(p, W) ≝
+AntiAffinityDomains(p, N, W) ≝
   {Domain(m, t.topologyKey) :
-     m ∈ Nodes,
+     m ∈ N,
      q ∈ On(W, m),
      t ∈ {t ∈ AffinityTerms(p, "podAntiAffinity") :
             t.topologyKey ∈ DOMAIN Labels(m) ∧ PodTermMatches(p, t, q)}}
 
 \* existingAntiAffinityCounts: domains of existing pods whose required anti-affinity selects p.
-ExistingAntiAffinityDomains(p, W) ≝
+ExistingAntiAffinityDomains(p, N, W) ≝
   {Domain(m, t.topologyKey) :
-     m ∈ Nodes,
+     m ∈ N,
      q ∈ On(W, m),
      t ∈ {t ∈ AffinityTerms(q, "podAntiAffinity") :
             t.topologyKey ∈ DOMAIN Labels(m) ∧ PodTermMatches(q, t, p)}}
 
-PodAffinityOKIn(p, n, W) ≝
+PodAffinityOKAt(p, n, N, W) ≝
   LET A ≝ AffinityTerms(p, "podAffinity")
-      D ≝ AffinityDomains(p, W)
+      D ≝ AffinityDomains(p, N, W)
   IN  ∧ ∀ t ∈ A : t.topologyKey ∈ DOMAIN Labels(n)
       ∧ ∨ ∀ t ∈ A : Domain(n, t.topologyKey) ∈ D
         ∨ D = {} ∧ MatchesAllAffinityTerms(p, p)
 
-PodAntiAffinityOKIn(p, n, W) ≝
+PodAntiAffinityOKAt(p, n, N, W) ≝
   ∀ t ∈ AffinityTerms(p, "podAntiAffinity") :
-    t.topologyKey ∈ DOMAIN Labels(n) ⇒ Domain(n, t.topologyKey) ∉ AntiAffinityDomains(p, W)
+    t.topologyKey ∈ DOMAIN Labels(n) ⇒ Domain(n, t.topologyKey) ∉ AntiAffinityDomains(p, N, W)
 
-ExistingAntiAffinityOKIn(p, n, W) ≝
-  ∀ k ∈ DOMAIN Labels(n) : Domain(n, k) ∉ ExistingAntiAffinityDomains(p, W)
+ExistingAntiAffinityOKAt(p, n, N, W) ≝
+  ∀ k ∈ DOMAIN Labels(n) : Domain(n, k) ∉ ExistingAntiAffinityDomains(p, N, W)
 
 \* PreFilter returns Skip when, on the snapshot, no existing pod's required
 \* anti-affinity selects p and p has no required terms of its own; the Filter
@@ -504,17 +515,28 @@ ExistingAntiAffinityOKIn(p, n, W) ≝
 \* to n (or removed by preemption) cannot make the plugin reject p. Found by
 \* the 100,000-cluster crosscheck (a nominated pod whose anti-affinity
 \* selects every pod).
-InterPodAffinitySkipped(p) ≝
-  ∧ ExistingAntiAffinityDomains(p, Snapshot) = {}
+InterPodAffinitySkippedAt(p, N, S) ≝
+  ∧ ExistingAntiAffinityDomains(p, N, S) = {}
   ∧ AffinityTerms(p, "podAffinity") = {}
   ∧ AffinityTerms(p, "podAntiAffinity") = {}
 
-InterPodAffinityOKIn(p, n, W) ≝
+InterPodAffinityOKAt(p, n, N, S, W) ≝
   ∧ AffinityTermsValid(p)
-  ∧ ∨ InterPodAffinitySkipped(p)
-    ∨ ∧ PodAffinityOKIn(p, n, W)
-      ∧ PodAntiAffinityOKIn(p, n, W)
-      ∧ ExistingAntiAffinityOKIn(p, n, W)
+  ∧ ∨ InterPodAffinitySkippedAt(p, N, S)
+    ∨ ∧ PodAffinityOKAt(p, n, N, W)
+      ∧ PodAntiAffinityOKAt(p, n, N, W)
+      ∧ ExistingAntiAffinityOKAt(p, n, N, W)
+
+\* The scheduling cycle's world (see SpreadOKIn).
+InterPodAffinitySkipped(p) ≝ InterPodAffinitySkippedAt(p, Nodes, Snapshot)
+
+PodAffinityOKIn(p, n, W) ≝ PodAffinityOKAt(p, n, Nodes, W)
+
+PodAntiAffinityOKIn(p, n, W) ≝ PodAntiAffinityOKAt(p, n, Nodes, W)
+
+ExistingAntiAffinityOKIn(p, n, W) ≝ ExistingAntiAffinityOKAt(p, n, Nodes, W)
+
+InterPodAffinityOKIn(p, n, W) ≝ InterPodAffinityOKAt(p, n, Nodes, Snapshot, W)
 
 \* Witnesses for explanations: the pods that repel p from n, found per
 \* topology domain (all pods grouped once per topology key).
@@ -554,15 +576,22 @@ InterPodAffinityOK(p, n) ≝ InterPodAffinityOKIn(p, n, Snapshot)
 \* pass: the nominated pods reserve room, yet p may not rely on them.
 \* ======================================================================
 
-FiltersIn(p, n, W) ≝
+\* FiltersAt is one pass in a world: the nodes N, the placement S that
+\* PreFilter counts from, and W, which is S after AddPod/RemovePod. The
+\* scheduling cycle's world is (Nodes, Snapshot, W); the cluster autoscaler
+\* runs the same plugins in worlds it simulates (autoscaler.tla), where
+\* PreFilter sees the simulated placement itself (S = W).
+FiltersAt(p, n, N, S, W) ≝
   ∧ NodeUnschedulableOK(p, n)
   ∧ NodeNameOK(p, n)
   ∧ TaintsOK(p, n)
   ∧ NodeAffinityOK(p, n)
   ∧ PortsOKIn(p, n, W)
   ∧ FitOKIn(p, n, W)
-  ∧ SpreadOKIn(p, n, W)
-  ∧ InterPodAffinityOKIn(p, n, W)
+  ∧ SpreadOKAt(p, n, N, S, W)
+  ∧ InterPodAffinityOKAt(p, n, N, S, W)
+
+FiltersIn(p, n, W) ≝ FiltersAt(p, n, Nodes, Snapshot, W)
 
 \* A gated pod's nomination reserves nothing: the queue records nominations
 \* only for pods that pass PreEnqueue into activeQ (backend/queue/
@@ -717,7 +746,7 @@ SpreadWeightSize(p, i) ≝
 
 SpreadScoreCounts(p, i) ≝
   LET c ≝ Spread(p)[i]
-  IN  SumBy(LAMBDA m : SpreadCount(p, c, m, Snapshot),
+  IN  SumBy(LAMBDA m : SpreadCount(p, c, m, Snapshot, Snapshot),
             LAMBDA m : Labels(m)[c.topologyKey],
             {m ∈ Nodes : ∧ ¬SpreadScoreIgnored(p, m)
                          ∧ InclusionPoliciesOK(p, c, m)
@@ -725,7 +754,7 @@ SpreadScoreCounts(p, i) ≝
 
 SpreadNodeCount(p, i, n) ≝
   IF Spread(p)[i].topologyKey = "kubernetes.io/hostname"
-  THEN SpreadCount(p, Spread(p)[i], n, Snapshot)
+  THEN SpreadCount(p, Spread(p)[i], n, Snapshot, Snapshot)
   ELSE Get(SpreadScoreCounts(p, i), Labels(n)[Spread(p)[i].topologyKey])
 
 SpreadRaw(p, n) ≝
