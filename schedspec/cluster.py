@@ -10,8 +10,11 @@ nothing is half-loaded and no Python traceback escapes for any input.
 
 Supported objects: v1 Node, v1 Pod, v1 Namespace, policy/v1 PodDisruptionBudget,
 scheduling.k8s.io/v1 PriorityClass, kubescheduler.config.k8s.io/v1 KubeSchedulerConfiguration (at
-most one, kept as a dict; only apiVersion/kind are checked) and v1 List. Empty documents are
-skipped. Items of a typed list (``PodList``) may omit apiVersion/kind.
+most one, kept as a dict; only apiVersion/kind are checked) and v1 List. For the cluster
+autoscaler (``schedspec.autoscaling``), also apps/v1 DaemonSet, v1 ConfigMap and Cluster API
+(``cluster.x-k8s.io/v1beta1`` or ``v1beta2``) MachineDeployment and MachineSet, kept in
+``Cluster.others`` in input order with where each came from (``Cluster.object_error``). Empty
+documents are skipped. Items of a typed list (``PodList``) may omit apiVersion/kind.
 
 What load fills in (the API server's defaulting and admission; everything else absent stays
 absent, consumers default it; ``null`` fields are dropped, as Go reads them as absent):
@@ -19,7 +22,9 @@ absent, consumers default it; ``null`` fields are dropped, as Go reads them as a
 ======================================  ========================================================
 field                                   filled with
 ======================================  ========================================================
-Pod/PDB ``metadata.namespace``          ``"default"`` (dropped on cluster-scoped kinds)
+``metadata.namespace`` of Pod, PDB,     ``"default"`` (dropped on cluster-scoped kinds)
+DaemonSet, ConfigMap, MachineDeployment,
+MachineSet
 any ``metadata.uid``                    uuid5 of ``kind/namespace/name`` when absent
 Pod ``spec.schedulerName``              ``"default-scheduler"``
 Pod ``status.phase``                    ``"Pending"``
@@ -68,7 +73,13 @@ What load rejects (a ``ManifestError``):
 - PodDisruptionBudget: ``spec.selector`` structure; ``minAvailable``/``maxUnavailable`` not an
   int ≥ 0 or ``"N%"`` (N ≤ 100), or both set; ``status`` counters not ints ≥ 0;
 - PriorityClass: ``value`` missing or not an int32; a second ``globalDefault: true``; a built-in
-  name with a different value.
+  name with a different value;
+- DaemonSet: ``spec.template.spec`` missing, or failing any of the Pod ``spec`` checks above (the
+  paths say ``spec.template.spec…``); ``spec.template.metadata.labels`` as for labels;
+- ConfigMap: ``data``/``binaryData`` keys that are not ``[-._a-zA-Z0-9]+`` or values that are not
+  strings;
+- MachineDeployment/MachineSet: ``spec.replicas`` not an int32 ≥ 0; and, for every kind,
+  ``metadata.annotations`` values that are not strings.
 
 What load only WARNS about (``Cluster.warnings``; the object is kept): selector problems the API
 server would reject but kube-scheduler has defined behaviour for — an unknown operator, In/NotIn
@@ -92,14 +103,21 @@ import json
 import os
 import uuid
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path as FsPath
 from typing import Any
 
 from schedspec.errors import ManifestError
-from schedspec.manifest_yaml import Doc, expand, parse
+from schedspec.manifest_yaml import Doc, Path, expand, parse
 from schedspec.quantity import milli_value, parse_quantity, value
-from schedspec.validate import BUILTIN_PRIORITY, KINDS, NAMESPACED, Ctx, validate_object
+from schedspec.validate import (
+    BUILTIN_PRIORITY,
+    KINDS,
+    NAMESPACED,
+    Ctx,
+    render_path,
+    validate_object,
+)
 
 __all__ = [
     "Cluster",
@@ -127,6 +145,18 @@ class Cluster:
     namespaces: tuple[dict[str, Any], ...]
     scheduler_config: dict[str, Any] | None
     warnings: tuple[str, ...]
+    others: tuple[dict[str, Any], ...] = ()
+    """DaemonSets, ConfigMaps, MachineDeployments and MachineSets, in input order."""
+    origins: Mapping[tuple[str, str], Doc] = field(default_factory=dict, compare=False, repr=False)
+    """Where each of ``others`` came from, by (kind, ``object_key``): see ``object_error``."""
+
+    def object_error(self, obj: Mapping[str, Any], path: Path, message: str) -> ManifestError:
+        """The ``ManifestError`` about ``obj`` (one of this cluster's objects) at the field
+        ``path``, with ``file:line`` when ``obj`` is one of ``others`` loaded from text."""
+        kind, key = str(obj.get("kind", "")), object_key(obj)
+        doc = self.origins.get((kind, key))
+        where = doc.where(path) if doc is not None else ""
+        return ManifestError(message, where=where, obj=f"{kind} {key}", path=render_path(path))
 
     def find_pod(self, key: str) -> dict[str, Any] | None:
         """The pod with ``object_key`` ``key`` (``"ns/name"``), or None."""
@@ -148,8 +178,9 @@ def _terminal(pod: dict[str, Any]) -> bool:
     return pod.get("status", {}).get("phase") in ("Succeeded", "Failed")
 
 
-def object_key(obj: dict[str, Any]) -> str:
-    """``"ns/name"`` for namespaced kinds (Pod, PodDisruptionBudget), ``"name"`` otherwise."""
+def object_key(obj: Mapping[str, Any]) -> str:
+    """``"ns/name"`` for namespaced kinds (Pod, PodDisruptionBudget, DaemonSet, ConfigMap,
+    MachineDeployment, MachineSet), ``"name"`` otherwise."""
     meta = obj.get("metadata") or {}
     name = str(meta.get("name", ""))
     if obj.get("kind") in NAMESPACED or ("kind" not in obj and meta.get("namespace")):
@@ -247,10 +278,15 @@ def _load_object(doc: Doc, warnings: list[str]) -> tuple[str, dict[str, Any], Ct
 _Loaded = list[tuple[dict[str, Any], Ctx]]
 
 
+_OTHER_KINDS = frozenset({"DaemonSet", "ConfigMap", "MachineDeployment", "MachineSet"})
+
+
 def _build(docs: list[Doc]) -> Cluster:
     warnings: list[str] = []
     loaded: dict[str, _Loaded] = {kind: [] for kind in KINDS}
     seen: dict[tuple[str, str], str] = {}
+    others: list[dict[str, Any]] = []
+    origins: dict[tuple[str, str], Doc] = {}
     for doc in (obj for d in docs for obj in expand(d)):
         kind, obj, ctx = _load_object(doc, warnings)
         identity = (kind, "" if kind == "KubeSchedulerConfiguration" else object_key(obj))
@@ -259,6 +295,9 @@ def _build(docs: list[Doc]) -> Cluster:
             ctx.fail((), f"{what}; the first is at {seen[identity]}")
         seen[identity] = doc.where()
         loaded[kind].append((obj, ctx))
+        if kind in _OTHER_KINDS:
+            others.append(obj)
+            origins[identity] = doc
     _admit_priorities(loaded["Pod"], loaded["PriorityClass"])
     config = loaded["KubeSchedulerConfiguration"]
     return Cluster(
@@ -269,6 +308,8 @@ def _build(docs: list[Doc]) -> Cluster:
         namespaces=tuple(obj for obj, _ in loaded["Namespace"]),
         scheduler_config=config[0][0] if config else None,
         warnings=tuple(warnings),
+        others=tuple(others),
+        origins=origins,
     )
 
 

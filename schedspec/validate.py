@@ -21,9 +21,20 @@ from schedspec.errors import ManifestError
 from schedspec.manifest_yaml import Doc, Path, describe
 from schedspec.quantity import parse_quantity
 
-__all__ = ["BUILTIN_PRIORITY", "KINDS", "NAMESPACED", "Ctx", "validate_object"]
+__all__ = [
+    "BUILTIN_PRIORITY",
+    "KINDS",
+    "NAMESPACED",
+    "Ctx",
+    "label_key_problem",
+    "label_value_problem",
+    "render_path",
+    "validate_object",
+]
 
-NAMESPACED = frozenset({"Pod", "PodDisruptionBudget"})
+NAMESPACED = frozenset(
+    {"Pod", "PodDisruptionBudget", "DaemonSet", "ConfigMap", "MachineDeployment", "MachineSet"}
+)
 BUILTIN_PRIORITY = {"system-cluster-critical": 2000000000, "system-node-critical": 2000001000}
 
 # ------------------------------------------------------------------------- validation primitives
@@ -36,19 +47,22 @@ class Ctx:
         self.doc, self.kind, self.obj, self.warnings = doc, kind, kind, warnings
 
     def fail(self, path: Path, message: str) -> NoReturn:
-        raise ManifestError(message, where=self.doc.where(path), obj=self.obj, path=_render(path))
+        raise ManifestError(
+            message, where=self.doc.where(path), obj=self.obj, path=render_path(path)
+        )
 
     def warn(self, path: Path, problem: str, consequence: str) -> None:
         noun = "pod" if self.kind == "Pod" else self.kind
         text = f"{problem}; the API server would reject this {noun}, and {consequence}"
-        where, rendered = self.doc.where(path), _render(path)
+        where, rendered = self.doc.where(path), render_path(path)
         self.warnings.append(ManifestError(text, where=where, obj=self.obj, path=rendered).render())
 
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 
 
-def _render(path: Path) -> str:
+def render_path(path: Path) -> str:
+    """``spec.containers[1].resources``: identifiers after dots, anything else in brackets."""
     out = ""
     for step in path:
         if isinstance(step, int) or not _IDENTIFIER.fullmatch(step):
@@ -147,7 +161,7 @@ def _dns_subdomain_problem(name: str) -> str | None:
     )
 
 
-def _label_key_problem(key: str) -> str | None:
+def label_key_problem(key: str) -> str | None:
     parts = key.split("/")
     name = parts[-1]
     if len(parts) > 2 or (len(parts) == 2 and not parts[0]):
@@ -159,7 +173,7 @@ def _label_key_problem(key: str) -> str | None:
     return None
 
 
-def _label_value_problem(data: str) -> str | None:
+def label_value_problem(data: str) -> str | None:
     if not data or (len(data) <= 63 and _LABEL_NAME.fullmatch(data)):
         return None
     return f"invalid label value {json.dumps(data)}: must be empty or 1-63 {_LABEL_RULE}"
@@ -169,13 +183,13 @@ def _label_map(ctx: Ctx, parent: dict[str, Any], path: Path, key: str) -> None:
     """labels / nodeSelector: label keys to string label values."""
     for label, data in (_opt(ctx, parent, path, key, "mapping") or {}).items():
         label_path = (*path, key, label)
-        if problem := _label_key_problem(label):
+        if problem := label_key_problem(label):
             ctx.fail(label_path, problem)
         if not isinstance(data, str):
             scalar = isinstance(data, bool | int | float)
             hint = f"; quote it: {json.dumps(json.dumps(data))}" if scalar else ""
             ctx.fail(label_path, f"must be a string, got {describe(data)}{hint}")
-        if problem := _label_value_problem(data):
+        if problem := label_value_problem(data):
             ctx.fail(label_path, problem)
 
 
@@ -210,7 +224,7 @@ def _requirement_problems(key: str, op: str, values: list[str], operators: tuple
     """What ``labels.NewRequirement`` would reject, joined by "; " ("" when nothing)."""
     if op not in operators:
         return f"unknown operator {json.dumps(op)} (supported: {', '.join(operators)})"
-    problems = [_label_key_problem(key)]
+    problems = [label_key_problem(key)]
     shown = json.dumps(values)
     if op in ("In", "NotIn") and not values:
         problems.append(f"operator {json.dumps(op)} needs at least one value")
@@ -218,7 +232,7 @@ def _requirement_problems(key: str, op: str, values: list[str], operators: tuple
         problems.append(f"operator {json.dumps(op)} takes no values, got {shown}")
     if op in ("Gt", "Lt") and (len(values) != 1 or not _is_int64(values[0])):
         problems.append(f"operator {json.dumps(op)} needs exactly one integer value, got {shown}")
-    problems += [_label_value_problem(v) for v in values]
+    problems += [label_value_problem(v) for v in values]
     return "; ".join(p for p in problems if p)
 
 
@@ -234,7 +248,7 @@ def _label_selector(ctx: Ctx, parent: dict[str, Any], path: Path, key: str, then
     for label, data in (_opt(ctx, selector, path, "matchLabels", "mapping") or {}).items():
         label_path = (*path, "matchLabels", label)
         _typed(ctx, data, label_path, "string")
-        problems = [p for p in (_label_key_problem(label), _label_value_problem(data)) if p]
+        problems = [p for p in (label_key_problem(label), label_value_problem(data)) if p]
         if problems:
             ctx.warn(label_path, "; ".join(problems), then)
     for req, req_path in _items(ctx, selector, path, "matchExpressions"):
@@ -340,7 +354,7 @@ def _spread_constraints(ctx: Ctx, spec: dict[str, Any], path: Path) -> None:
         pair = (c["topologyKey"], when)
         if pair in seen:
             ctx.fail(
-                c_path, f"duplicate topologyKey and whenUnsatisfiable of {_render(seen[pair])}"
+                c_path, f"duplicate topologyKey and whenUnsatisfiable of {render_path(seen[pair])}"
             )
         seen[pair] = c_path
 
@@ -383,12 +397,12 @@ def _resources(ctx: Ctx, parent: dict[str, Any], path: Path) -> None:
             ctx.fail((*path, "requests", name), f"{message} {name} limit of {limit}")
 
 
-def _containers(ctx: Ctx, spec: dict[str, Any]) -> None:
-    if not _req(ctx, spec, ("spec",), "containers", "list"):
-        ctx.fail(("spec", "containers"), "must contain at least one container")
+def _containers(ctx: Ctx, spec: dict[str, Any], spec_path: Path) -> None:
+    if not _req(ctx, spec, spec_path, "containers", "list"):
+        ctx.fail((*spec_path, "containers"), "must contain at least one container")
     names: dict[str, Path] = {}
     for key in ("containers", "initContainers"):
-        for container, path in _items(ctx, spec, ("spec",), key):
+        for container, path in _items(ctx, spec, spec_path, key):
             _container(ctx, container, path, names, init=key == "initContainers")
 
 
@@ -414,29 +428,35 @@ def _container(ctx: Ctx, container: Any, path: Path, names: dict[str, Path], *, 
     _enum(ctx, container, path, "restartPolicy", ("Always",))
 
 
-def _tolerations(ctx: Ctx, spec: dict[str, Any]) -> None:
-    for t, path in _items(ctx, spec, ("spec",), "tolerations"):
+def _tolerations(ctx: Ctx, spec: dict[str, Any], spec_path: Path) -> None:
+    for t, path in _items(ctx, spec, spec_path, "tolerations"):
         t = _typed(ctx, t, path, "mapping")
         key = _opt(ctx, t, path, "key", "string") or ""
         op = _enum(ctx, t, path, "operator", ("", "Equal", "Exists")) or ""
         data = _opt(ctx, t, path, "value", "string") or ""
         effect = _enum(ctx, t, path, "effect", ("", *_EFFECTS)) or ""
-        if key and (problem := _label_key_problem(key)):
+        if key and (problem := label_key_problem(key)):
             ctx.fail((*path, "key"), problem)
         if not key and op != "Exists":
             ctx.fail((*path, "operator"), 'must be "Exists" when key is empty')
         if op == "Exists" and data:
             ctx.fail((*path, "value"), 'must be empty when operator is "Exists"')
-        if op != "Exists" and (problem := _label_value_problem(data)):
+        if op != "Exists" and (problem := label_value_problem(data)):
             ctx.fail((*path, "value"), problem)
         if _opt(ctx, t, path, "tolerationSeconds", "integer") is not None and effect != "NoExecute":
             ctx.fail((*path, "effect"), 'must be "NoExecute" when tolerationSeconds is set')
 
 
 def _validate_pod(ctx: Ctx, pod: dict[str, Any]) -> None:
-    spec = _req(ctx, pod, (), "spec", "mapping")
-    path: Path = ("spec",)
-    _containers(ctx, spec)
+    _validate_pod_spec(ctx, _req(ctx, pod, (), "spec", "mapping"), ("spec",))
+    status = _opt(ctx, pod, (), "status", "mapping") or {}
+    _enum(ctx, status, ("status",), "phase", _POD_PHASES)
+    _opt(ctx, status, ("status",), "nominatedNodeName", "string")
+
+
+def _validate_pod_spec(ctx: Ctx, spec: dict[str, Any], path: Path) -> None:
+    """A PodSpec at ``path``: a Pod's ``spec`` or a DaemonSet's ``spec.template.spec``."""
+    _containers(ctx, spec, path)
     _label_map(ctx, spec, path, "nodeSelector")
     for key in ("nodeName", "schedulerName", "priorityClassName"):
         _opt(ctx, spec, path, key, "string")
@@ -444,14 +464,11 @@ def _validate_pod(ctx: Ctx, pod: dict[str, Any]) -> None:
     _enum(ctx, spec, path, "preemptionPolicy", _PREEMPTION_POLICIES)
     _quantities(ctx, spec, path, "overhead")
     _resources(ctx, spec, path)
-    _tolerations(ctx, spec)
+    _tolerations(ctx, spec, path)
     _affinity(ctx, spec, path)
     _spread_constraints(ctx, spec, path)
     for gate, gate_path in _items(ctx, spec, path, "schedulingGates"):
         _req(ctx, _typed(ctx, gate, gate_path, "mapping"), gate_path, "name", "string")
-    status = _opt(ctx, pod, (), "status", "mapping") or {}
-    _enum(ctx, status, ("status",), "phase", _POD_PHASES)
-    _opt(ctx, status, ("status",), "nominatedNodeName", "string")
 
 
 # ------------------------------------------------------------------------- the other kinds
@@ -463,9 +480,9 @@ def _validate_node(ctx: Ctx, node: dict[str, Any]) -> None:
     seen: set[tuple[str, str]] = set()
     for taint, path in _items(ctx, spec, ("spec",), "taints"):
         taint = _typed(ctx, taint, path, "mapping")
-        if problem := _label_key_problem(_req(ctx, taint, path, "key", "string")):
+        if problem := label_key_problem(_req(ctx, taint, path, "key", "string")):
             ctx.fail((*path, "key"), problem)
-        if problem := _label_value_problem(_opt(ctx, taint, path, "value", "string") or ""):
+        if problem := label_value_problem(_opt(ctx, taint, path, "value", "string") or ""):
             ctx.fail((*path, "value"), problem)
         _req(ctx, taint, path, "effect", "string")
         pair = (taint["key"], _enum(ctx, taint, path, "effect", _EFFECTS))
@@ -516,25 +533,66 @@ def _validate_priority_class(ctx: Ctx, pc: dict[str, Any]) -> None:
         ctx.fail(("value",), f"must be {builtin}, the value of this built-in PriorityClass")
 
 
+def _validate_daemonset(ctx: Ctx, ds: dict[str, Any]) -> None:
+    spec = _req(ctx, ds, (), "spec", "mapping")
+    _opt(ctx, spec, ("spec",), "selector", "mapping")
+    template = _req(ctx, spec, ("spec",), "template", "mapping")
+    path: Path = ("spec", "template")
+    meta = _opt(ctx, template, path, "metadata", "mapping") or {}
+    _label_map(ctx, meta, (*path, "metadata"), "labels")
+    for key, data in (_opt(ctx, meta, (*path, "metadata"), "annotations", "mapping") or {}).items():
+        _typed(ctx, data, (*path, "metadata", "annotations", key), "string")
+    _validate_pod_spec(ctx, _req(ctx, template, path, "spec", "mapping"), (*path, "spec"))
+
+
+_CONFIG_MAP_KEY = re.compile(r"[-._a-zA-Z0-9]+")
+
+
+def _validate_config_map(ctx: Ctx, cm: dict[str, Any]) -> None:
+    for key in ("data", "binaryData"):
+        for name, data in (_opt(ctx, cm, (), key, "mapping") or {}).items():
+            if len(name) > 253 or not _CONFIG_MAP_KEY.fullmatch(name):
+                problem = "must consist of at most 253 alphanumerics, '-', '_' or '.'"
+                ctx.fail((key, name), f"invalid key {json.dumps(name)}: {problem}")
+            _typed(ctx, data, (key, name), "string")
+    _opt(ctx, cm, (), "immutable", "boolean")
+
+
+def _validate_machine_set(ctx: Ctx, obj: dict[str, Any]) -> None:
+    """MachineDeployment and MachineSet: what the autoscaler reads (annotations are strings)."""
+    spec = _opt(ctx, obj, (), "spec", "mapping") or {}
+    _int_range(ctx, spec, ("spec",), "replicas", 0, 2**31 - 1)
+    _opt(ctx, spec, ("spec",), "clusterName", "string")
+    _opt(ctx, spec, ("spec",), "selector", "mapping")
+    _opt(ctx, spec, ("spec",), "template", "mapping")
+
+
 def _nothing(ctx: Ctx, obj: dict[str, Any]) -> None:
     pass
 
 
 @dataclass(frozen=True)
 class _Kind:
-    api_version: str
+    api_versions: tuple[str, ...]
     validate: Callable[[Ctx, dict[str, Any]], None]
 
 
+_CAPI = ("cluster.x-k8s.io/v1beta1", "cluster.x-k8s.io/v1beta2")
 KINDS = {
-    "Node": _Kind("v1", _validate_node),
-    "Pod": _Kind("v1", _validate_pod),
-    "Namespace": _Kind("v1", _nothing),
-    "PodDisruptionBudget": _Kind("policy/v1", _validate_pdb),
-    "PriorityClass": _Kind("scheduling.k8s.io/v1", _validate_priority_class),
-    "KubeSchedulerConfiguration": _Kind("kubescheduler.config.k8s.io/v1", _nothing),
+    "Node": _Kind(("v1",), _validate_node),
+    "Pod": _Kind(("v1",), _validate_pod),
+    "Namespace": _Kind(("v1",), _nothing),
+    "PodDisruptionBudget": _Kind(("policy/v1",), _validate_pdb),
+    "PriorityClass": _Kind(("scheduling.k8s.io/v1",), _validate_priority_class),
+    "KubeSchedulerConfiguration": _Kind(("kubescheduler.config.k8s.io/v1",), _nothing),
+    "DaemonSet": _Kind(("apps/v1",), _validate_daemonset),
+    "ConfigMap": _Kind(("v1",), _validate_config_map),
+    "MachineDeployment": _Kind(_CAPI, _validate_machine_set),
+    "MachineSet": _Kind(_CAPI, _validate_machine_set),
 }
-_SUPPORTED = ", ".join([*(f"{k.api_version} {name}" for name, k in KINDS.items()), "v1 List"])
+_SUPPORTED = ", ".join(
+    [*(f"{' or '.join(k.api_versions)} {name}" for name, k in KINDS.items()), "v1 List"]
+)
 
 
 # -------------------------------------------------------------------- apiVersion, kind and metadata
@@ -547,8 +605,8 @@ def _header(doc: Doc) -> str:
     kind: str = _req(ctx, doc.data, (), "kind", "string")
     if kind not in KINDS:
         ctx.fail(("kind",), f"unsupported kind {json.dumps(kind)}; supported: {_SUPPORTED}")
-    if api_version != KINDS[kind].api_version:
-        expected = json.dumps(KINDS[kind].api_version)
+    if api_version not in KINDS[kind].api_versions:
+        expected = " or ".join(json.dumps(v) for v in KINDS[kind].api_versions)
         message = (
             f"unsupported apiVersion {json.dumps(api_version)} for {kind}; expected {expected}"
         )
