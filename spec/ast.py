@@ -21,7 +21,7 @@ Expressions::
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import TypeAlias
 
@@ -366,6 +366,13 @@ class Module:
     definitions: tuple[Definition, ...]
     file: str = field(default="<string>", compare=False)
     source: str = field(default="", compare=False, repr=False)
+    extends: tuple[str, ...] = ()
+    sources: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
+    """The text of every file a definition comes from (EXTENDS merges modules); ``source`` is
+    this module's own."""
+
+    def source_of(self, file: str) -> str:
+        return self.sources.get(file, self.source)
 
 
 def walk(root: object) -> Iterator[object]:

@@ -21,9 +21,14 @@ from schedspec.spec.compile.source import SourceProgram
 from schedspec.spec.kube.views import VIEWS, View
 from schedspec.spec.parse import parse
 
-__all__ = ["BUNDLED", "LoadedSpec", "load_spec", "read_spec"]
+__all__ = ["BUNDLED", "LoadedSpec", "load_spec", "read_spec", "with_extended"]
 
-BUNDLED = {"scheduler": "scheduler.tla", "kube": "scheduler.tla", "textbook": "textbook.tla"}
+BUNDLED = {
+    "scheduler": "scheduler.tla",
+    "kube": "scheduler.tla",
+    "textbook": "textbook.tla",
+    "autoscaler": "autoscaler.tla",
+}
 
 
 @dataclass(frozen=True)
@@ -70,10 +75,33 @@ def view_for(module: Module, view: str | None) -> View | None:
     return VIEWS[name]
 
 
+def with_extended(module: Module, seen: tuple[str, ...] = ()) -> Module:
+    """``module`` with the definitions of the bundled modules it EXTENDS put first (recursively),
+    as TLA+ merges them; a name defined twice is check's SPC104."""
+    if not module.extends:
+        return module
+    definitions, sources = [], {module.file: module.source}
+    for name in module.extends:
+        if name not in BUNDLED or name in seen:
+            why = "extends itself" if name in seen else f"bundled: {', '.join(sorted(BUNDLED))}"
+            raise UsageError(f"{module.file}: EXTENDS {name}: no such module ({why})")
+        file, text = read_spec(name)
+        base = with_extended(parse(text, file), (*seen, module.name or ""))
+        definitions.extend(base.definitions)
+        sources.update(base.sources or {base.file: base.source})
+    return Module(
+        module.name,
+        (*definitions, *module.definitions),
+        file=module.file,
+        source=module.source,
+        sources=sources,
+    )
+
+
 def load_spec(spec: str, view: str | None = None) -> LoadedSpec:
     """Parse, check and compile ``spec``; raises SpecSyntaxError / UsageError."""
     file, text = read_spec(spec)
-    module = parse(text, file)
+    module = with_extended(parse(text, file))
     chosen = view_for(module, view)
     if chosen is None:
         raise UsageError(

@@ -232,6 +232,11 @@ def _exprs(children: list[Any]) -> list[Any]:
     return [c for c in children if not isinstance(c, Token)]
 
 
+@dataclass(frozen=True)
+class _Extends:
+    names: tuple[str, ...] = ()
+
+
 @v_args(meta=True)
 class _ToAst(Transformer[Token, Any]):
     def __init__(self, file: str) -> None:
@@ -252,7 +257,8 @@ class _ToAst(Transformer[Token, Any]):
     def start(self, meta: Meta, ch: list[Any]) -> A.Module:
         name = next((c for c in ch if isinstance(c, str) and not isinstance(c, Token)), None)
         defs = tuple(c for c in ch if isinstance(c, A.Definition))
-        return A.Module(name, defs, file=self.file)
+        extends = next((c for c in ch if isinstance(c, _Extends)), _Extends())
+        return A.Module(name, defs, file=self.file, extends=extends.names)
 
     def expr_start(self, meta: Meta, ch: list[Any]) -> A.Expr:
         return ch[0]  # type: ignore[no-any-return]
@@ -262,6 +268,9 @@ class _ToAst(Transformer[Token, Any]):
 
     def footer(self, meta: Meta, ch: list[Any]) -> None:
         return None
+
+    def extends(self, meta: Meta, ch: list[Any]) -> _Extends:
+        return _Extends(tuple(str(c) for c in ch if c.type == "IDENT"))
 
     def definition(self, meta: Meta, ch: list[Any]) -> A.Definition:
         params: tuple[A.Binder, ...] = ()
@@ -495,7 +504,9 @@ def _run(text: str, file: str, start: str) -> Any:
 def parse(text: str, file: str = "<string>") -> A.Module:
     """Parse a spec module; raise :class:`SpecSyntaxError` with a positioned diagnostic."""
     module: A.Module = _run(text, file, "start")
-    return A.Module(module.name, module.definitions, file=file, source=text)
+    return A.Module(
+        module.name, module.definitions, file=file, source=text, extends=module.extends
+    )
 
 
 def parse_expr(text: str, file: str = "<expr>") -> A.Expr:

@@ -165,6 +165,10 @@ class _Printer:
             self.emit(f"---- MODULE {m.name} ----")
             self.newline(0)
             self.newline(0)
+        if m.extends:
+            self.emit(f"EXTENDS {', '.join(m.extends)}")
+            self.newline(0)
+            self.newline(0)
         for d in m.definitions:
             self.definition(d, tail=True, top=True)
             self.newline(0)

@@ -64,7 +64,8 @@ class Trace:
 
 
 def _text(program: Program, node: A.Expr | A.Definition, limit: int = 100) -> str:
-    span, lines = node.span, program.module.source.splitlines()
+    span = node.span
+    lines = program.module.source_of(span.file).splitlines()
     if not 1 <= span.line <= len(lines):
         return type(node).__name__
     if span.end_line == span.line:
