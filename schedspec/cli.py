@@ -22,7 +22,7 @@ from schedspec.spec.evaluate import Evaluation, PodResult, evaluate, reason
 from schedspec.spec.kube.views import VIEWS
 from schedspec.spec.kube.why import explain_pod
 from schedspec.spec.kube.why import lines as why_lines
-from schedspec.spec.load import BUNDLED, load_spec, read_spec, view_for
+from schedspec.spec.load import BUNDLED, load_spec, read_spec, view_for, with_extended
 from schedspec.spec.parse import parse
 
 __all__ = ["main"]
@@ -64,6 +64,9 @@ def _parser() -> argparse.ArgumentParser:
     sc.add_argument("--trace", metavar="FILE", help="write a per-cycle trace (JSON lines)")
     _solver_parsers(sub)
     _oracle_parsers(sub)
+    from schedspec.checker.autoscale_cli import add_parser as autoscale_parser
+
+    autoscale_parser(sub)
     from schedspec.checker.crosscheck_cli import add_parser as crosscheck_parser
 
     crosscheck_parser(sub)
@@ -140,6 +143,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from schedspec.checker.oracle import run_oracle_command
 
             return run_oracle_command(args, sys.stdout)
+        if args.command == "autoscale":
+            from schedspec.checker.autoscale_cli import run_autoscale
+
+            return run_autoscale(args, sys.stdout)
         if args.command == "crosscheck":
             from schedspec.checker.crosscheck_cli import run_crosscheck
 
@@ -164,11 +171,13 @@ def _check_one(spec: str, view: str | None) -> tuple[list[Diagnostic], str]:
     """The diagnostics of one spec (syntax, or the checker's) and its text."""
     file, text = read_spec(spec)
     try:
-        module = parse(text, file)
+        module = with_extended(parse(text, file))
     except SpecSyntaxError as err:
         return list(err.diagnostics), text
     chosen = view_for(module, view)
-    return list(check(module, chosen.schema if chosen else None).diagnostics), text
+    # An extended module is checked where it is bundled; here, what this file adds.
+    diags = check(module, chosen.schema if chosen else None).diagnostics
+    return [d for d in diags if d.span.file == file], text
 
 
 def _check(args: argparse.Namespace, out: TextIO) -> int:

@@ -80,7 +80,7 @@ from schedspec.errors import ManifestError
 from schedspec.spec.kube.records import RecordBuilder
 from schedspec.spec.values import Fcn, Value, record
 
-__all__ = ["ENUMS", "FIELDS", "NOW", "SchedulerWorld", "scheduler_view"]
+__all__ = ["ENUMS", "FIELDS", "NOW", "SchedulerWorld", "scheduler_view", "scheduler_world"]
 
 _Obj = Mapping[str, Any]
 
@@ -140,7 +140,11 @@ class SchedulerWorld:
 
 def scheduler_view(cluster: Cluster) -> SchedulerWorld:
     """Show ``cluster`` in the API's shape (see the module docstring). Linear in its size."""
-    build = _Builder()
+    return scheduler_world(cluster, _Builder())
+
+
+def scheduler_world(cluster: Cluster, build: _Builder) -> SchedulerWorld:
+    """:func:`scheduler_view` with the records ``build`` makes (a view that adds fields)."""
     pods = {object_key(p): build.pod(p) for p in cluster.pods}
     nodes = {n["metadata"]["name"]: build.node(n) for n in cluster.nodes}
     on: dict[str, set[Fcn]] = {name: set() for name in nodes}

@@ -12,11 +12,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
+from schedspec.autoscaling import Autoscaling
 from schedspec.cluster import Cluster
 from schedspec.errors import UsageError
 from schedspec.spec.ast import Definition
 from schedspec.spec.check import Schema
-from schedspec.spec.kube import scheduler_view, textbook_view
+from schedspec.spec.kube import autoscaler_view, scheduler_view, textbook_view
 from schedspec.spec.values import Fcn, Value
 
 __all__ = ["VIEWS", "View", "World", "bind_arguments"]
@@ -67,6 +68,23 @@ VIEWS: dict[str, View] = {
         filter="Feasible",
         score="Viability",
         doc="docs/scheduler-view.md",
+        scores_feasible_only=True,
+    ),
+    "autoscaler": View(
+        name="autoscaler",
+        schema=Schema(
+            fields=autoscaler_view.FIELDS,
+            enums=autoscaler_view.ENUMS,
+            constants=frozenset(
+                {"Pods", "Nodes", "PodsOn", "NamespaceLabels", "PDBs", "Now", "Groups", "Options",
+                 "Order", "Clock"}
+            ),
+            name="autoscaler view",
+        ),
+        build=lambda cluster: autoscaler_view.autoscaler_view(cluster, Autoscaling(groups=())),
+        filter="Feasible",
+        score="Viability",
+        doc="docs/autoscaler.md",
         scores_feasible_only=True,
     ),
     "textbook": View(

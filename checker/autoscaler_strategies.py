@@ -1,0 +1,164 @@
+"""Hypothesis clusters with node groups, for the autoscaler seam (:mod:`.autoscaler`).
+
+A drawn case is a scheduler cluster from :func:`.strategies.cluster_objects` (every Filter
+plugin's edges), then node groups laid over it as a platform engineer has them: nodes labelled
+``eks.amazonaws.com/nodegroup`` (some left out of every group), ``--nodes MIN:MAX:NAME`` flags,
+and the objects the autoscaler's rules read — controllers' ownerReferences, DaemonSet and mirror
+pods, ``safe-to-evict`` annotations both ways, local volumes, ``kube-system`` pods, PDBs, the
+scale-down-disabled annotation, a ``ToBeDeletedByClusterAutoscaler`` taint.
+
+Biased to the rules' edges: a group at max or one node below it; a pending pod requesting the
+template's free cpu exactly, or one millicore more; PDBs with no or one disruption left; a
+``--max-nodes-total`` or ``--cores-total`` one node away; expander chains.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any
+
+from hypothesis import strategies as st
+from hypothesis.strategies import DrawFn, SearchStrategy
+
+from schedspec.checker.strategies import _BYTES, _Choices, cluster_objects
+from schedspec.cluster import milli_value
+
+__all__ = ["GROUP_LABEL", "AutoscalerCase", "autoscaler_cases"]
+
+Obj = dict[str, Any]
+
+GROUP_LABEL = "eks.amazonaws.com/nodegroup"
+_GROUPS = ("ng-a", "ng-b", "ng-c")
+_CONTROLLERS = ("ReplicaSet", "ReplicaSet", "StatefulSet", "Job", "ReplicationController",
+                "CronTab", "DaemonSet")  # fmt: skip
+_EXPANDERS = ("least-waste", "most-pods", "priority", "priority,least-waste",
+              "most-pods,least-waste", "random", "least-waste,most-pods")  # fmt: skip
+_PRIORITY_CONFIG = "10:\n  - ng-a\n50:\n  - ng-[bc]\n"
+
+
+@dataclass(frozen=True)
+class AutoscalerCase:
+    """Manifests and the flags ``schedspec autoscale`` would be given."""
+
+    objects: list[Obj]
+    nodes_flags: tuple[str, ...]
+    expander: str
+    max_nodes_total: int
+    cores_total: str | None
+
+
+def autoscaler_cases(*, max_nodes: int = 5, max_pods: int = 8) -> SearchStrategy[AutoscalerCase]:
+    return _cases(max_nodes, max_pods)
+
+
+@st.composite
+def _cases(draw: DrawFn, max_nodes: int, max_pods: int) -> AutoscalerCase:
+    objects = draw(cluster_objects(min_nodes=1, max_nodes=max_nodes, max_pods=max_pods))
+    ch = _Choices(draw(_BYTES))
+    nodes = [o for o in objects if o["kind"] == "Node"]
+    pods = [o for o in objects if o["kind"] == "Pod"]
+    members: dict[str, list[Obj]] = {}
+    for node in nodes:
+        _node_extras(ch, node)
+        if not ch.chance(15):
+            group = ch.one(_GROUPS[: 1 + len(nodes) // 2])
+            node["metadata"].setdefault("labels", {})[GROUP_LABEL] = group
+            members.setdefault(group, []).append(node)
+    for pod in pods:
+        _pod_extras(ch, pod)
+    _template_edge(ch, pods, members)
+    flags = []
+    for group, in_group in sorted(members.items()):
+        target = len(in_group)
+        top = target + ch.one((0, 1, 1, 2, 4))
+        low = max(0, target - ch.one((0, 1, 1, 2)))
+        flags.append(f"{low}:{top}:{group}")
+    expander = ch.one(_EXPANDERS)
+    if "priority" in expander:
+        objects.append(_priority_config_map())
+    max_total = ch.one((0, 0, 0, len(nodes) + 1, len(nodes) + 2))
+    cores = ch.one((None, None, None, "0:4", "0:8"))
+    return AutoscalerCase(objects, tuple(flags), expander, max_total, cores)
+
+
+def _node_extras(ch: _Choices, node: Obj) -> None:
+    meta = node["metadata"]
+    if ch.chance(10):
+        meta.setdefault("annotations", {})["cluster-autoscaler.kubernetes.io/scale-down-disabled"] = (
+            ch.one(("true", "false"))
+        )
+    if ch.chance(5):
+        taints = node.setdefault("spec", {}).setdefault("taints", [])
+        taints.append({"key": "ToBeDeletedByClusterAutoscaler",
+                       "value": ch.one(("1700000000", "1699999000")), "effect": "NoSchedule"})  # fmt: skip
+
+
+def _pod_extras(ch: _Choices, pod: Obj) -> None:
+    meta, spec = pod["metadata"], pod["spec"]
+    bound = bool(spec.get("nodeName"))
+    kind = ch.one(_CONTROLLERS) if not ch.chance(12) else None
+    if kind == "DaemonSet" and not bound:
+        kind = "ReplicaSet"
+    if kind is not None:
+        meta["ownerReferences"] = [{"apiVersion": "apps/v1", "kind": kind, "name": "owner",
+                                    "uid": f"uid-{kind}", "controller": True}]  # fmt: skip
+    annotations: Obj = {}
+    if bound and ch.chance(5):
+        annotations["kubernetes.io/config.mirror"] = "mirror"
+        meta.pop("ownerReferences", None)
+    if ch.chance(12):
+        annotations["cluster-autoscaler.kubernetes.io/safe-to-evict"] = ch.one(("true", "false"))
+    if ch.chance(12):
+        volume = ch.one(({"name": "scratch", "emptyDir": {}},
+                         {"name": "cache", "emptyDir": {"medium": "Memory"}},
+                         {"name": "host", "hostPath": {"path": "/var/log"}}))  # fmt: skip
+        spec["volumes"] = [volume]
+        if ch.chance(30):
+            annotations["cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes"] = (
+                volume["name"]
+            )
+    if annotations:
+        meta["annotations"] = annotations
+    if bound and ch.chance(8):
+        meta["namespace"] = "kube-system"
+
+
+def _template_edge(ch: _Choices, pods: list[Obj], members: dict[str, list[Obj]]) -> None:
+    """A pending pod asking for a template node's free cpu exactly, or 1m more or less."""
+    pending = [p for p in pods if not p["spec"].get("nodeName")]
+    if not pending or not members or not ch.chance(40):
+        return
+    node = ch.one(members[ch.one(sorted(members))])
+    milli = milli_value((node.get("status") or {}).get("allocatable", {}).get("cpu", "1"))
+    resident = sum(
+        _milli(c)
+        for p in pods
+        if p["spec"].get("nodeName") == node["metadata"]["name"] and _is_daemon(p)
+        for c in p["spec"]["containers"]
+    )
+    want = max(1, milli - resident + ch.one((0, 0, 1, -1)))
+    pod = ch.one(pending)
+    container = copy.deepcopy(pod["spec"]["containers"][0])
+    container["resources"] = {"requests": {"cpu": f"{want}m"}}
+    pod["spec"]["containers"] = [container]
+    pod["spec"].pop("initContainers", None)
+
+
+def _is_daemon(pod: Obj) -> bool:
+    refs = pod["metadata"].get("ownerReferences") or ()
+    annotations = pod["metadata"].get("annotations") or {}
+    return any(r.get("kind") == "DaemonSet" for r in refs) or "kubernetes.io/config.mirror" in annotations
+
+
+def _milli(container: Obj) -> int:
+    return milli_value(((container.get("resources") or {}).get("requests") or {}).get("cpu", "0"))
+
+
+def _priority_config_map() -> Obj:
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "cluster-autoscaler-priority-expander", "namespace": "kube-system"},
+        "data": {"priorities": _PRIORITY_CONFIG},
+    }

@@ -1,0 +1,510 @@
+---------------------------- MODULE autoscaler ----------------------------
+(***************************************************************************)
+(* cluster-autoscaler 1.34, default flags: one RunOnce loop on a snapshot  *)
+(* (docs/autoscaler.md) — the scale-up it decides and the scale-down      *)
+(* planner's verdict on each node. Paths are in kubernetes/autoscaler,     *)
+(* folder cluster-autoscaler/.                                             *)
+(*                                                                         *)
+(* CA embeds the scheduler: its predicate checker runs the framework's     *)
+(* PreFilter and Filter on a cluster snapshot of its own. Here that is     *)
+(* scheduler.tla's FiltersAt(p, n, N, W, W) in a simulated world: the      *)
+(* nodes N and the placement W (node name ↦ pods), PreFilter counting from *)
+(* W itself. No rule of the scheduler is written twice.                    *)
+(*                                                                         *)
+(* Constants from the view (spec/kube/autoscaler_view.py), besides the     *)
+(* scheduler's: Groups (the node groups, each with its template node, its  *)
+(* DaemonSet/mirror pods and the copies a scale-up may add), Options (the  *)
+(* flags), Order (ranks: pods by namespace/name, nodes by name), Clock     *)
+(* (CA's now, Unix seconds).                                               *)
+(***************************************************************************)
+
+EXTENDS scheduler
+
+\* ======================================================================
+\* The snapshot CA simulates.
+\* upstream: core/static_autoscaler.go (RunOnce: expendable pods are left
+\* out of the snapshot, so their room counts as free),
+\* utils/kubernetes/listers.go (terminal pods are never listed)
+\* ======================================================================
+
+Expendable(q) ≝ Priority(q) < Options.expendableCutoff
+
+World0 ≝ [m ∈ DOMAIN Snapshot ↦ {q ∈ Snapshot[m] : ¬Expendable(q)}]
+
+PodBefore(a, b) ≝ Order.pods[a.metadata.uid] < Order.pods[b.metadata.uid]
+
+NodeSeq ≝ SortSet(Nodes, LAMBDA a, b : Order.nodes[NodeName(a)] < Order.nodes[NodeName(b)])
+
+PlaceOn(W, m, S) ≝ [x ∈ DOMAIN W ↦ IF x = m THEN W[x] ∪ S ELSE W[x]]
+
+\* A new node with pods S on it joins the world.
+WithNode(W, t, S) ≝ [x ∈ DOMAIN W ∪ {NodeName(t)} ↦ IF x = NodeName(t) THEN S ELSE W[x]]
+
+\* The first node of C, in its order, that takes p: upstream searches from a
+\* rotating index, in parallel (simulator/clustersnapshot/predicate/
+\* plugin_runner.go RunFiltersUntilPassingNode); declared: C's order.
+\* Unschedulable nodes are passed over before any filter runs.
+FirstFit(p, C, N, W) ≝
+  LET fit ≝ {i ∈ DOMAIN C : ¬C[i].spec.unschedulable ∧ FiltersAt(p, C[i], N, W, W)}
+  IN  IF fit = {} THEN "" ELSE NodeName(C[Min(fit)])
+
+\* ======================================================================
+\* Pods a scale-up is for.
+\* upstream: core/podlistprocessor (filter_out_expendable.go,
+\* filter_out_schedulable.go, filter_out_daemonset.go), core/utils/
+\* expendable.go. Every pending pod is a candidate (declared: upstream
+\* lists PodScheduled=False/Unschedulable; filter-out-schedulable drops
+\* those the scheduler would place anyway).
+\* ======================================================================
+
+DaemonSetPod(q) ≝ ∃ o ∈ q.metadata.ownerReferences : o.controller ∧ o.kind = "DaemonSet"
+
+MirrorPod(q) ≝ "kubernetes.io/config.mirror" ∈ DOMAIN q.metadata.annotations
+
+NominatedNode(q) ≝
+  ∧ q.status.nominatedNodeName ≠ ""
+  ∧ ∃ n ∈ Nodes : NodeName(n) = q.status.nominatedNodeName
+
+\* Why a pending pod is not a scale-up candidate; "" when it is.
+ScaleUpDropped(p) ≝
+  CASE Terminating(p)                → "terminating"
+    [] p.spec.schedulingGates ≠ {}   → "gated"
+    [] Expendable(p)                 → "expendable"
+    [] NominatedNode(p)              → "nominated"
+    [] OTHER                         → ""
+
+Candidates ≝ {p ∈ PendingPods : ScaleUpDropped(p) = ""}
+
+ByPriority(S) ≝
+  SortSet(S, LAMBDA a, b : ∨ Priority(a) > Priority(b)
+                           ∨ Priority(a) = Priority(b) ∧ PodBefore(a, b))
+
+\* Nominated pods wait on their node, placed there unchecked.
+World1 ≝
+  [m ∈ DOMAIN World0 ↦
+     World0[m] ∪ {q ∈ PendingPods : ScaleUpDropped(q) = "nominated" ∧ q.status.nominatedNodeName = m}]
+
+FilterOutStep(acc, q) ≝
+  LET m ≝ FirstFit(q, NodeSeq, Nodes, acc.world)
+  IN  IF m = "" THEN [world ↦ acc.world, placed ↦ acc.placed, left ↦ acc.left ∪ {q}]
+      ELSE [world ↦ PlaceOn(acc.world, m, {q}), placed ↦ acc.placed ∪ {⟨q, m⟩}, left ↦ acc.left]
+
+\* Candidates by priority, each placed first-fit on the existing nodes;
+\* what is placed stays for the pods after it (and for scale-down).
+FilterOut ≝
+  FoldLeft(LAMBDA acc, q : FilterOutStep(acc, q),
+           [world ↦ World1, placed ↦ {}, left ↦ {}],
+           ByPriority(Candidates))
+
+\* The node filter-out-schedulable placed p on, as a set (empty or one name).
+PlacedExisting(p) ≝ {x[2] : x ∈ {x ∈ FilterOut.placed : x[1] = p}}
+
+\* A DaemonSet pod left over is dropped, not scaled up for.
+UnschedulablePods ≝ {p ∈ FilterOut.left : ¬DaemonSetPod(p)}
+
+WorldU ≝ FilterOut.world
+
+\* ======================================================================
+\* Node groups: which may grow.
+\* upstream: core/scaleup/orchestrator/orchestrator.go
+\* (filterValidScaleUpNodeGroups), core/scaleup/orchestrator/
+\* skippedreasons.go, core/scaleup/resource/manager.go. Cores are node
+\* capacity rounded up to whole cores, memory capacity in bytes.
+\* ======================================================================
+
+Cores(n) ≝ (Get(n.status.capacity, "cpu") + 999) ÷ 1000
+
+MemoryBytes(n) ≝ Get(n.status.capacity, "memory")
+
+Ungrouped ≝ {n ∈ Nodes : ∀ g ∈ Groups : NodeName(n) ∉ g.nodes}
+
+CoresTotal ≝ Sum(LAMBDA g : g.target * Cores(g.template), Groups) + Sum(LAMBDA n : Cores(n), Ungrouped)
+
+MemoryTotal ≝
+  Sum(LAMBDA g : g.target * MemoryBytes(g.template), Groups) + Sum(LAMBDA n : MemoryBytes(n), Ungrouped)
+
+LimitLeft(max, total) ≝ IF max - total > 0 THEN max - total ELSE 0
+
+\* The limited resources one more node of g would exceed.
+LimitsExceeded(g) ≝
+  {r ∈ {"cpu", "memory"} :
+     CASE r = "cpu" → Options.coresMax > 0 ∧ Cores(g.template) > LimitLeft(Options.coresMax, CoresTotal)
+       [] OTHER     → Options.memoryMax > 0
+                      ∧ MemoryBytes(g.template) > LimitLeft(Options.memoryMax, MemoryTotal)}
+
+SkipReason(g) ≝
+  CASE g.target ≥ g.max                          → "max node group size reached"
+    [] LimitsExceeded(g) = {"cpu"}               → "max cluster cpu limit reached"
+    [] LimitsExceeded(g) = {"memory"}            → "max cluster memory limit reached"
+    [] LimitsExceeded(g) = {"cpu", "memory"}     → "max cluster cpu, memory limit reached"
+    [] OTHER                                     → ""
+
+ValidGroups ≝ {g ∈ Groups : SkipReason(g) = ""}
+
+\* ======================================================================
+\* Does a new node of g take p? The world plus g's template node with its
+\* DaemonSet and mirror pods.
+\* upstream: core/scaleup/orchestrator/orchestrator.go
+\* (SchedulablePodGroups), simulator/clustersnapshot/scheduling_error.go
+\* (a PreFilter rejection has no reasons). Every pod is asked (declared:
+\* upstream asks one pod per equivalence group).
+\* ======================================================================
+
+TemplateWorld(g) ≝ WithNode(WorldU, g.template, g.templatePods)
+
+TemplateNodes(g) ≝ Nodes ∪ {g.template}
+
+TemplateAccepts(p, g) ≝
+  FiltersAt(p, g.template, TemplateNodes(g), TemplateWorld(g), TemplateWorld(g))
+
+\* The plugin whose Filter rejects p on n first, in the profile's order;
+\* "PreFilter" for a rejection before any node is filtered.
+RejectingPluginAt(p, n, N, S, W) ≝
+  CASE ¬SpreadValid(p, "DoNotSchedule") ∨ ¬AffinityTermsValid(p) → "PreFilter"
+    [] ¬NodeUnschedulableOK(p, n)               → "NodeUnschedulable"
+    [] ¬NodeNameOK(p, n)                        → "NodeName"
+    [] ¬TaintsOK(p, n)                          → "TaintToleration"
+    [] ¬NodeAffinityOK(p, n)                    → "NodeAffinity"
+    [] ¬PortsOKIn(p, n, W)                      → "NodePorts"
+    [] ¬FitOKIn(p, n, W)                        → "NodeResourcesFit"
+    [] ¬SpreadOKAt(p, n, N, S, W)               → "PodTopologySpread"
+    [] ¬InterPodAffinityOKAt(p, n, N, S, W)     → "InterPodAffinity"
+    [] OTHER                                    → ""
+
+TemplateRejection(p, g) ≝
+  RejectingPluginAt(p, g.template, TemplateNodes(g), TemplateWorld(g), TemplateWorld(g))
+
+\* ======================================================================
+\* The binpacking estimate.
+\* upstream: estimator/binpacking_estimator.go, decreasing_pod_orderer.go,
+\* threshold_based_limiter.go, sng_capacity_threshold.go,
+\* cluster_capacity_threshold.go. Pods by cpu/alloc + mem/alloc of the
+\* template, compared exactly (upstream: float64; declared).
+\* ======================================================================
+
+AppRequest(p, r) ≝ Sum(LAMBDA i : Get(p.spec.containers[i].resources.requests, r), DOMAIN p.spec.containers)
+
+\* cpu/A_cpu + mem/A_mem scaled by A_cpu·A_mem (a term with no allocatable left out).
+PackScore(p, g) ≝
+  LET ac ≝ Allocatable(g.template, "cpu")
+      am ≝ Allocatable(g.template, "memory")
+  IN  (IF ac > 0 THEN AppRequest(p, "cpu") * (IF am > 0 THEN am ELSE 1) ELSE 0)
+      + (IF am > 0 THEN AppRequest(p, "memory") * (IF ac > 0 THEN ac ELSE 1) ELSE 0)
+
+PackOrder(g) ≝
+  SortSet({p ∈ UnschedulablePods : TemplateAccepts(p, g)},
+          LAMBDA a, b : ∨ PackScore(a, g) > PackScore(b, g)
+                        ∨ ∧ PackScore(a, g) = PackScore(b, g)
+                          ∧ ∨ Priority(a) > Priority(b)
+                            ∨ Priority(a) = Priority(b) ∧ PodBefore(a, b))
+
+\* How many new nodes of g the limiter allows.
+NodeLimit(g) ≝
+  LET sng     ≝ g.max - g.target
+      cluster ≝ Options.maxNodesTotal - Cardinality(Nodes)
+  IN  IF sng ≤ 0 ∨ (Options.maxNodesTotal > 0 ∧ cluster ≤ 0) THEN 0
+      ELSE Min({Options.maxNodesPerScaleUp, sng} ∪ (IF Options.maxNodesTotal > 0 THEN {cluster} ELSE {}))
+
+EstimateState(world, nodes, used, placed, open) ≝
+  [world ↦ world, nodes ↦ nodes, used ↦ used, placed ↦ placed, open ↦ open]
+
+\* One pod: a new node already added, else (while nodes may be added) a
+\* fresh copy of the template — unless the last one added took no pod.
+EstimateStep(g, st, p) ≝
+  LET N   ≝ Nodes ∪ Elems(st.nodes)
+      fit ≝ {i ∈ DOMAIN st.nodes : FiltersAt(p, st.nodes[i], N, st.world, st.world)}
+      k   ≝ Len(st.nodes)
+  IN  IF fit ≠ {}
+      THEN LET m ≝ NodeName(st.nodes[Min(fit)])
+           IN  EstimateState(PlaceOn(st.world, m, {p}), st.nodes, st.used ∪ {m},
+                             st.placed ∪ {⟨p, m⟩}, st.open)
+      ELSE IF ¬st.open ∨ (k > 0 ∧ NodeName(st.nodes[k]) ∉ st.used) THEN st
+      ELSE IF k ≥ NodeLimit(g) THEN EstimateState(st.world, st.nodes, st.used, st.placed, FALSE)
+      ELSE LET t ≝ g.copies[k + 1]
+               W ≝ WithNode(st.world, t, g.templatePods)
+           IN  IF FiltersAt(p, t, N ∪ {t}, W, W)
+               THEN EstimateState(PlaceOn(W, NodeName(t), {p}), Append(st.nodes, t),
+                                  st.used ∪ {NodeName(t)}, st.placed ∪ {⟨p, NodeName(t)⟩}, TRUE)
+               ELSE EstimateState(W, Append(st.nodes, t), st.used, st.placed, TRUE)
+
+Estimate(g) ≝
+  FoldLeft(LAMBDA st, p : EstimateStep(g, st, p),
+           EstimateState(WorldU, ⟨⟩, {}, {}, TRUE),
+           PackOrder(g))
+
+EstimatedNodes(g) ≝ Cardinality(Estimate(g).used)
+
+EstimatedPods(g) ≝ {x[1] : x ∈ Estimate(g).placed}
+
+\* The new node the estimator put p on, as a set (empty or one name).
+EstimatedNode(p, g) ≝ {x[2] : x ∈ {x ∈ Estimate(g).placed : x[1] = p}}
+
+ScaleUpOptions ≝ {g ∈ ValidGroups : EstimatedNodes(g) > 0}
+
+\* ======================================================================
+\* Expanders, chained: each keeps its best options; one left ends the
+\* chain; what is left at the end is random's to pick from.
+\* upstream: expander/factory/chain.go, expander/mostpods, expander/waste
+\* (node capacity, exact rationals here: declared), expander/priority
+\* (the view matches the ConfigMap's regexes: g.priority is the highest
+\* priority whose regex matches g.name, g.prioritized whether any does).
+\* The price expander needs a pricing model: impl only (declared), so it
+\* keeps every option here.
+\* ======================================================================
+
+\* Σ pod requests against capacity × count, as num/den.
+WasteNum(g) ≝
+  LET c ≝ Get(g.template.status.capacity, "cpu") * EstimatedNodes(g)
+      m ≝ MemoryBytes(g.template) * EstimatedNodes(g)
+      pc ≝ Sum(LAMBDA p : AppRequest(p, "cpu"), EstimatedPods(g))
+      pm ≝ Sum(LAMBDA p : AppRequest(p, "memory"), EstimatedPods(g))
+  IN  (c - pc) * m + (m - pm) * c
+
+WasteDen(g) ≝
+  Get(g.template.status.capacity, "cpu") * EstimatedNodes(g) * MemoryBytes(g.template) * EstimatedNodes(g)
+
+LeastWaste(S) ≝ {g ∈ S : ∀ h ∈ S : WasteNum(g) * WasteDen(h) ≤ WasteNum(h) * WasteDen(g)}
+
+MostPods(S) ≝ ArgMax(S, LAMBDA g : Cardinality(EstimatedPods(g)))
+
+\* Upstream starts from priority -1: lower priorities are never kept.
+PriorityBest(S) ≝
+  LET P ≝ {g ∈ S : g.prioritized ∧ g.priority ≥ -1}
+  IN  IF ∀ g ∈ S : ¬g.prioritized THEN S ELSE ArgMax(P, LAMBDA g : g.priority)
+
+Expand(e, S) ≝
+  CASE e = "most-pods"   → MostPods(S)
+    [] e = "least-waste" → LeastWaste(S)
+    [] e = "priority"    → PriorityBest(S)
+    [] OTHER             → S
+
+BestOptions ≝
+  FoldLeft(LAMBDA S, e : IF Cardinality(S) ≤ 1 THEN S ELSE Expand(e, S),
+           ScaleUpOptions, Options.expanders)
+
+\* ======================================================================
+\* The plan for the chosen option g: capped by --max-nodes-total, the
+\* cores/memory left and g's max (BalanceScaleUpBetweenGroups on one group).
+\* upstream: core/scaleup/orchestrator/orchestrator.go (GetCappedNewNodeCount),
+\* core/scaleup/resource/manager.go (ApplyLimits), processors/nodegroupset/
+\* balancing_processor.go. Balancing between similar groups: impl only.
+\* ======================================================================
+
+CappedByTotal(new) ≝
+  IF Options.maxNodesTotal > 0 ∧ new + Cardinality(Nodes) > Options.maxNodesTotal
+  THEN Options.maxNodesTotal - Cardinality(Nodes) ELSE new
+
+CappedByLimit(new, max, total, delta) ≝
+  IF max > 0 ∧ delta > 0 ∧ new * delta > LimitLeft(max, total)
+  THEN LimitLeft(max, total) ÷ delta ELSE new
+
+PlannedNodes(g) ≝
+  LET a ≝ CappedByTotal(EstimatedNodes(g))
+      b ≝ CappedByLimit(a, Options.coresMax, CoresTotal, Cores(g.template))
+      c ≝ CappedByLimit(b, Options.memoryMax, MemoryTotal, MemoryBytes(g.template))
+  IN  IF Min({a, b, c}) < 1 THEN 0 ELSE Min({c, g.max - g.target})
+
+\* A pod no valid group's template takes did not trigger a scale-up.
+TriggersNothing(p) ≝ p ∈ UnschedulablePods ∧ ∀ g ∈ ValidGroups : ¬TemplateAccepts(p, g)
+
+\* ======================================================================
+\* Scale-down: eligibility.
+\* upstream: processors/nodes/pre_filtering_processor.go (no group, group
+\* at min size), core/scaledown/eligibility/eligibility.go,
+\* core/scaledown/actuation/delete_in_batch.go (IsNodeBeingDeleted: a
+\* ToBeDeleted taint younger than 5 minutes), simulator/utilization/info.go.
+\* The planner sees the world after filter-out-schedulable: pending pods
+\* that will land on a node keep it.
+\* ======================================================================
+
+GroupsOf(n) ≝ {g ∈ Groups : NodeName(n) ∈ g.nodes}
+
+BeingDeleted(n) ≝
+  ∃ x ∈ n.spec.taints : ∧ x.key = "ToBeDeletedByClusterAutoscaler"
+                        ∧ IsInt(x.value)
+                        ∧ Clock - ToInt(x.value) < 300
+
+ScaleDownDisabled(n) ≝
+  ∧ "cluster-autoscaler.kubernetes.io/scale-down-disabled" ∈ DOMAIN n.metadata.annotations
+  ∧ n.metadata.annotations["cluster-autoscaler.kubernetes.io/scale-down-disabled"] = "true"
+
+LongTerminating(q) ≝
+  q.metadata.deletionTimestamp ≠ "" ∧ q.metadata.deletionTime + q.spec.terminationGracePeriodSeconds + 30 < Clock
+
+CountedPods(n) ≝ {q ∈ WorldU[NodeName(n)] : ¬LongTerminating(q)}
+
+UsedBy(n, r) ≝ Sum(LAMBDA q : Get(Requests(q), r), CountedPods(n))
+
+GpuNode(n) ≝ Allocatable(n, "nvidia.com/gpu") > 0
+
+AtLeast(used, alloc, t) ≝ t.den * used ≥ t.num * alloc
+
+\* utilization ≥ threshold; an absent or zero allocatable counts as 0 (upstream logs the error).
+NotUnderutilized(n) ≝
+  IF GpuNode(n)
+  THEN AtLeast(UsedBy(n, "nvidia.com/gpu"), Allocatable(n, "nvidia.com/gpu"), Options.gpuThreshold)
+  ELSE ∧ Allocatable(n, "cpu") > 0
+       ∧ Allocatable(n, "memory") > 0
+       ∧ ∨ AtLeast(UsedBy(n, "cpu"), Allocatable(n, "cpu"), Options.threshold)
+         ∨ AtLeast(UsedBy(n, "memory"), Allocatable(n, "memory"), Options.threshold)
+
+Ineligible(n) ≝
+  CASE GroupsOf(n) = {}                              → "NotAutoscaled"
+    [] ∃ g ∈ GroupsOf(n) : g.target ≤ g.min          → "NodeGroupMinSizeReached"
+    [] BeingDeleted(n)                               → "CurrentlyBeingDeleted"
+    [] ScaleDownDisabled(n)                          → "ScaleDownDisabledAnnotation"
+    [] NotUnderutilized(n)                           → "NotUnderutilized"
+    [] OTHER                                         → ""
+
+\* ======================================================================
+\* Scale-down: drainability, first rule with an outcome wins.
+\* upstream: simulator/drain.go (GetPodsToMove), simulator/drainability/
+\* rules/rules.go (the order), rules/* , utils/drain/drain.go
+\* (BlockingPodReason). The replica-count rule needs the controllers'
+\* objects: not modelled (declared).
+\* ======================================================================
+
+Annotation(q, k) ≝ IF k ∈ DOMAIN q.metadata.annotations THEN q.metadata.annotations[k] ELSE ""
+
+SafeToEvict(q) ≝ Annotation(q, "cluster-autoscaler.kubernetes.io/safe-to-evict")
+
+Replicated(q) ≝
+  IF Options.skipCustomControllerPods
+  THEN ∃ o ∈ q.metadata.ownerReferences :
+         o.controller ∧ o.kind ∈ {"ReplicationController", "Job", "ReplicaSet", "StatefulSet"}
+  ELSE ∃ o ∈ q.metadata.ownerReferences : o.controller
+
+\* LabelSelectorAsSelector: a nil selector matches nothing, {} everything.
+PdbMatches(d, q) ≝
+  ∧ d.metadata.namespace = q.metadata.namespace
+  ∧ "selector" ∈ DOMAIN d.spec
+  ∧ SelectorMatches(d.spec.selector, Labels(q))
+
+LocalStorage(q) ≝
+  ∃ v ∈ q.spec.volumes : ∧ v.hostPath ∨ v.emptyDir ∧ v.medium ≠ "Memory"
+                         ∧ v.name ∉ q.metadata.safeLocalVolumes
+
+\* [outcome ↦ "skip" | "stay" | "move" | "block", reason ↦ BlockingPodReason].
+Drain(q, budget) ≝
+  LET out(o, r) ≝ [outcome ↦ o, reason ↦ r]
+  IN  CASE MirrorPod(q)                                 → out("skip", "")
+        [] LongTerminating(q)                           → out("skip", "")
+        [] DaemonSetPod(q)                              → out("stay", "")
+        [] SafeToEvict(q) = "true"                      → out("move", "")
+        [] ¬Replicated(q)                               → out("block", "NotReplicated")
+        [] ∧ Options.skipSystemPods
+           ∧ q.metadata.namespace = "kube-system"
+           ∧ ∀ d ∈ PDBs : ¬PdbMatches(d, q)             → out("block", "UnmovableKubeSystemPod")
+        [] SafeToEvict(q) = "false"                     → out("block", "NotSafeToEvictAnnotation")
+        [] Options.skipLocalStorage ∧ LocalStorage(q)   → out("block", "LocalStorageRequested")
+        [] ∃ d ∈ PDBs : PdbMatches(d, q) ∧ budget[d] < 1 → out("block", "NotEnoughPdb")
+        [] OTHER                                        → out("move", "")
+
+InitialBudget ≝ [d ∈ PDBs ↦ d.status.disruptionsAllowed]
+
+PodSeq(S) ≝ SortSet(S, LAMBDA a, b : PodBefore(a, b))
+
+\* The first pod on n (in order) whose drain blocks, as ⟨pod, reason⟩; ⟨⟩ if none.
+BlockingPod(W, n, budget) ≝
+  LET s     ≝ PodSeq(W[NodeName(n)])
+      block ≝ {i ∈ DOMAIN s : Drain(s[i], budget).outcome = "block"}
+  IN  IF block = {} THEN ⟨⟩ ELSE ⟨s[Min(block)], Drain(s[Min(block)], budget).reason⟩
+
+PodsToMove(W, n, budget) ≝ {q ∈ W[NodeName(n)] : Drain(q, budget).outcome = "move"}
+
+\* ======================================================================
+\* Scale-down: the planner's pass, cumulative.
+\* upstream: core/scaledown/planner/planner.go (categorizeNodes),
+\* simulator/cluster.go (SimulateNodeRemoval, findPlaceFor), core/
+\* scaledown/pdb/basic.go (RemovePods), core/scaledown/unneeded/nodes.go
+\* (RemovableAt: empty nodes first, group sizes lowered one by one).
+\* ======================================================================
+
+Eligible ≝ {n ∈ Nodes : Ineligible(n) = ""}
+
+Empty(n) ≝ PodsToMove(WorldU, n, InitialBudget) = {} ∧ BlockingPod(WorldU, n, InitialBudget) = ⟨⟩
+
+\* Empty nodes first, then by name (upstream's sort is unstable: declared).
+CandidateSeq ≝
+  SortSet(Eligible, LAMBDA a, b : ∨ Empty(a) ∧ ¬Empty(b)
+                                  ∨ Empty(a) = Empty(b) ∧ Order.nodes[NodeName(a)] < Order.nodes[NodeName(b)])
+
+\* Move the pods of S one by one, first-fit on the nodes of D.
+MoveAll(S, D, W) ≝
+  FoldLeft(LAMBDA acc, q :
+             IF ¬acc.ok THEN acc
+             ELSE LET m ≝ FirstFit(q, D, Nodes, acc.world)
+                  IN  IF m = "" THEN [world ↦ acc.world, ok ↦ FALSE, to ↦ acc.to]
+                      ELSE [world ↦ PlaceOn(acc.world, m, {q}), ok ↦ TRUE, to ↦ acc.to ∪ {⟨q, m⟩}],
+           [world ↦ W, ok ↦ TRUE, to ↦ {}],
+           PodSeq(S))
+
+Spent(budget, S) ≝ [d ∈ DOMAIN budget ↦ budget[d] - Cardinality({q ∈ S : PdbMatches(d, q)})]
+
+PlanState(world, budget, removable, verdicts, moves) ≝
+  [world ↦ world, budget ↦ budget, removable ↦ removable, verdicts ↦ verdicts, moves ↦ moves]
+
+\* One candidate: blocked, no place for a pod, or removable — then its pods
+\* stay moved, it is no destination for later candidates, and each PDB
+\* loses a disruption per moved pod it selects.
+PlanStep(st, n) ≝
+  LET blocker ≝ BlockingPod(st.world, n, st.budget)
+      move    ≝ PodsToMove(st.world, n, st.budget)
+      dests   ≝ SortSet({m ∈ Nodes : m ≠ n ∧ NodeName(m) ∉ st.removable},
+                        LAMBDA a, b : Order.nodes[NodeName(a)] < Order.nodes[NodeName(b)])
+      moved   ≝ MoveAll(move, dests, Without(st.world, n, move))
+  IN  IF blocker ≠ ⟨⟩
+      THEN PlanState(st.world, st.budget, st.removable,
+                     st.verdicts ∪ {⟨n, "BlockedByPod", blocker, FALSE⟩}, st.moves)
+      ELSE IF ¬moved.ok
+      THEN PlanState(st.world, st.budget, st.removable,
+                     st.verdicts ∪ {⟨n, "NoPlaceToMovePods", ⟨⟩, FALSE⟩}, st.moves)
+      ELSE PlanState(moved.world, Spent(st.budget, move), st.removable ∪ {NodeName(n)},
+                     st.verdicts ∪ {⟨n, "", ⟨⟩, move = {}⟩}, st.moves ∪ moved.to)
+
+Planner ≝
+  FoldLeft(LAMBDA st, n : PlanStep(st, n), PlanState(WorldU, InitialBudget, {}, {}, {}), CandidateSeq)
+
+Simulated(n) ≝ {v ∈ Planner.verdicts : v[1] = n}
+
+EmptyRemoval(n) ≝ ∃ v ∈ Simulated(n) : v[2] = "" ∧ v[4]
+
+RemovalOrder ≝
+  SortSet({n ∈ Nodes : NodeName(n) ∈ Planner.removable},
+          LAMBDA a, b : ∨ EmptyRemoval(a) ∧ ¬EmptyRemoval(b)
+                        ∨ ∧ EmptyRemoval(a) = EmptyRemoval(b)
+                          ∧ ∨ Empty(a) ∧ ¬Empty(b)
+                            ∨ Empty(a) = Empty(b) ∧ Order.nodes[NodeName(a)] < Order.nodes[NodeName(b)])
+
+GroupSize(x) ≝ Sum(LAMBDA g : g.target, {g ∈ Groups : g.name = x})
+
+\* Each removal lowers its group's size; none may take it to min or below.
+RemovalStep(acc, n) ≝
+  IF ∃ g ∈ GroupsOf(n) : acc.size[g.name] ≤ g.min
+  THEN [size ↦ acc.size, minned ↦ acc.minned ∪ {NodeName(n)}]
+  ELSE [size ↦ [x ∈ DOMAIN acc.size ↦ IF ∃ g ∈ GroupsOf(n) : g.name = x THEN acc.size[x] - 1
+                                       ELSE acc.size[x]],
+        minned ↦ acc.minned]
+
+Removal ≝
+  FoldLeft(LAMBDA acc, n : RemovalStep(acc, n),
+           [size ↦ [x ∈ {g.name : g ∈ Groups} ↦ GroupSize(x)], minned ↦ {}],
+           RemovalOrder)
+
+\* The verdict on n: "" removable, else CA's UnremovableReason.
+ScaleDownReason(n) ≝
+  CASE Ineligible(n) ≠ ""                                → Ineligible(n)
+    [] ∃ v ∈ Simulated(n) : v[2] = "BlockedByPod"         → "BlockedByPod"
+    [] ∃ v ∈ Simulated(n) : v[2] = "NoPlaceToMovePods"    → "NoPlaceToMovePods"
+    [] NodeName(n) ∈ Removal.minned                       → "NodeGroupMinSizeReached"
+    [] OTHER                                              → ""
+
+\* The pod that blocks n's drain and why, as a set of ⟨pod, reason⟩ (empty or one).
+ScaleDownBlocker(n) ≝ {v[3] : v ∈ {v ∈ Simulated(n) : v[2] = "BlockedByPod"}}
+
+\* Where the planner moves n's pods when n is removable: {⟨pod, node name⟩}.
+ScaleDownMoves(n) ≝ {x ∈ Planner.moves : x[1] ∈ PodsOnNode(n)}
+
+PodsOnNode(n) ≝ WorldU[NodeName(n)]
+
+====
