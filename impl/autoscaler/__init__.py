@@ -10,10 +10,11 @@ framework (as CA embeds the scheduler's). The contract is docs/autoscaler.md; th
 ``resize`` (the cluster after the plan), ``results`` (what a loop decides).
 
 ``run_once(cluster, autoscaling, seed=0, now=None)`` judges scale-up and scale-down on the same
-input snapshot, independently (scale-down does not see the scale-up). ``now`` (Unix seconds)
-dates the ``ToBeDeletedByClusterAutoscaler`` taints and terminating pods; by default it is the
-latest instant the input records (creation, deletion and start times, taint values): the
-snapshot was taken just after its last event (**declared**).
+snapshot — the input's, after the pod list processors placed the nominated pods and the pending
+pods that fit existing nodes (upstream's planner shares that snapshot) — independently: the
+scale-down does not see the scale-up's new nodes. ``now`` (Unix seconds) dates the
+``ToBeDeletedByClusterAutoscaler`` taints and terminating pods; by default it is CA's clock,
+``schedspec.clock.ca_clock`` (the latest instant the input records).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from schedspec.autoscaling import Autoscaling
 from schedspec.cluster import Cluster
 from schedspec.impl.autoscaler.context import AutoscalingContext
 from schedspec.impl.autoscaler.orchestrator import scale_up
+from schedspec.impl.autoscaler.podlistprocessor import process_pending_pods
 from schedspec.impl.autoscaler.resize import grown_cluster, shrunk_cluster
 from schedspec.impl.autoscaler.results import (
     AutoscalerResult,
@@ -55,4 +57,6 @@ def run_once(
 ) -> AutoscalerResult:
     """One ``RunOnce``: the scale-up CA decides and the scale-down planner's verdict per node."""
     ctx = AutoscalingContext(cluster, autoscaling, now)
-    return AutoscalerResult(scale_up(ctx, seed), scale_down(ctx))
+    world = ctx.world()
+    listed = process_pending_pods(ctx, world)
+    return AutoscalerResult(scale_up(ctx, world, listed, seed), scale_down(ctx, world))

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from schedspec.autoscaling import Autoscaling, AutoscalingOptions, NodeGroup
+from schedspec.clock import ca_clock
 from schedspec.cluster import Cluster
 from schedspec.impl.api import Node, Pod, namespace_from_dict, node_from_dict, pod_from_dict
 from schedspec.impl.autoscaler import podutil
@@ -36,7 +37,8 @@ class AutoscalingContext:
             n["metadata"]["name"]: n for n in sorted(cluster.nodes, key=_node_name)
         }
         self.nodes: dict[str, Node] = {k: node_from_dict(v) for k, v in self.node_objs.items()}
-        self.now = podutil.latest_time(cluster.nodes, cluster.pods) if now is None else now
+        given = now if now is not None else getattr(self.options, "now", None)
+        self.now: float = ca_clock(cluster, None if given is None else int(given))
         self.raw: dict[str, Mapping[str, Any]] = {}
         self._typed: dict[str, Pod] = {}
         self.checker = PredicateChecker(_namespaces(cluster))

@@ -27,7 +27,7 @@ from schedspec.impl.autoscaler.nodegroupset import (
     balance_scale_up_between_groups,
     is_similar,
 )
-from schedspec.impl.autoscaler.podlistprocessor import process_pending_pods
+from schedspec.impl.autoscaler.podlistprocessor import PodListResult
 from schedspec.impl.autoscaler.results import (
     GroupResult,
     PodScaleUp,
@@ -181,9 +181,11 @@ _REJECTED = TemplateVerdict(False)
 # ---------------------------------------------------------------------------- scale-up
 
 
-def scale_up(ctx: AutoscalingContext, seed: int) -> ScaleUpResult:
-    world = ctx.world()
-    listed = process_pending_pods(ctx, world)
+def scale_up(
+    ctx: AutoscalingContext, world: ClusterSnapshot, listed: PodListResult, seed: int
+) -> ScaleUpResult:
+    """The scale-up for ``listed``'s unschedulable pods, ``world`` the snapshot after the pod
+    list processors (left as it is)."""
     pods = listed.unschedulable
     left = resources_left(ctx)
     groups: dict[str, GroupResult] = {}

@@ -10,7 +10,7 @@ and apimachinery's ``metav1.GetControllerOf``. Objects are the loader's dicts
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
@@ -29,7 +29,6 @@ __all__ = [
     "is_daemonset_pod",
     "is_long_terminating",
     "is_mirror_pod",
-    "latest_time",
     "node_cores_and_memory",
     "parse_time",
     "pod_key",
@@ -93,23 +92,6 @@ def is_long_terminating(obj: Obj, now: float) -> bool:
     grace = (obj.get("spec") or {}).get("terminationGracePeriodSeconds")
     grace_s = DEFAULT_GRACE_SECONDS if grace is None else int(grace)
     return deleted + grace_s + POD_LONG_TERMINATING_EXTRA_SECONDS < now
-
-
-def latest_time(nodes: Iterable[Obj], pods: Iterable[Obj]) -> float:
-    """The latest instant the input records (creation/deletion/start times, the values of
-    ``ToBeDeletedByClusterAutoscaler`` taints): the model's ``now`` when none is given."""
-    times: list[float] = []
-    for obj in (*nodes, *pods):
-        meta = obj.get("metadata") or {}
-        for text in (meta.get("creationTimestamp"), meta.get("deletionTimestamp")):
-            if (t := parse_time(text)) is not None:
-                times.append(t)
-        if (t := parse_time((obj.get("status") or {}).get("startTime"))) is not None:
-            times.append(t)
-        for taint in (obj.get("spec") or {}).get("taints") or ():
-            if str(taint.get("value", "")).isdigit():
-                times.append(float(taint["value"]))
-    return max(times, default=0.0)
 
 
 def container_requests(obj: Obj) -> dict[str, int]:

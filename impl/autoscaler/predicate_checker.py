@@ -4,9 +4,13 @@ snapshot.
 Mirrors ``simulator/clustersnapshot/predicate/plugin_runner.go`` (``SchedulerPluginRunner``):
 
 - ``check(snapshot, pod, node)`` is ``RunFiltersOnNode``: PreFilter once, then the Filter
-  plugins on that node. A PreFilter rejection, or a PreFilter result that leaves the node out,
-  fails with no plugin and no reasons (upstream's ``Reasons()`` is nil then); a Filter failure
-  names the first failing plugin and its reasons, in kube-scheduler's words.
+  plugins on that node. A PreFilter rejection (an invalid spread or affinity selector, conflicting
+  node affinity terms) fails with no plugin and no reasons (upstream's ``Reasons()`` is nil
+  then); a Filter failure names the first failing plugin and its reasons, in kube-scheduler's
+  words. A node a PreFilter *result* leaves out (NodeAffinity's ``metadata.name`` matchFields) is
+  filtered all the same, so NodeAffinity's Filter names it — upstream reports "PreFilter filtered
+  the Node out" with no reasons there; docs/autoscaler.md counts only a PreFilter rejection as
+  reasonless, and so does the spec (**declared**).
 - ``first_fit(snapshot, pod, accept)`` is ``RunFiltersUntilPassingNode``: PreFilter once, then
   the nodes in the snapshot's order, skipping ``spec.unschedulable`` nodes, nodes PreFilter left
   out and nodes ``accept`` refuses; the first that passes wins. Upstream starts at a rotating
@@ -98,13 +102,7 @@ class PredicateChecker:
         pre = self._pre_filter(snapshot, pod)
         if pre is None:
             return _PRE_FILTER_REJECTED
-        state, result = pre
-        if (
-            result is not None
-            and result.node_names is not None
-            and node_name not in result.node_names
-        ):
-            return _PRE_FILTER_REJECTED
+        state, _ = pre
         return self._filter(state, pod, info)
 
     def first_fit(

@@ -3,7 +3,8 @@
 The ConfigMap ``cluster-autoscaler-priority-expander`` maps priorities to regexes. An option's
 priority is the highest whose regex matches the group's name anywhere (unanchored, as Go's
 ``FindStringIndex``); the options with the highest priority are kept, options matching no regex
-are dropped — unless no option matches any, then all are kept. Without the ConfigMap nothing
+are dropped — unless no option matches any, then all are kept. Upstream's best priority starts
+at −1, so an option whose priority is below −1 is never kept. Without the ConfigMap nothing
 matches (upstream then returns no option at all: **declared**, all are kept). A regex Python
 cannot compile matches nothing.
 """
@@ -18,6 +19,7 @@ from schedspec.impl.autoscaler.expander.option import ExpansionContext, Option
 __all__ = ["NAME", "best_options", "group_priority"]
 
 NAME = "priority"
+_LOWEST_KEPT = -1  # priority.go: maxPrio := -1
 
 
 def _matches(pattern: str, name: str) -> bool:
@@ -43,4 +45,6 @@ def best_options(options: list[Option], ctx: ExpansionContext) -> list[Option]:
     if not known:
         return list(options)
     best = max(known)
+    if best < _LOWEST_KEPT:
+        return []
     return [o for o, p in zip(options, prios, strict=True) if p == best]

@@ -166,8 +166,8 @@ def rules(options: AutoscalingOptions) -> list[_Rule]:
     return out
 
 
-def _by_name(pod: Pod) -> tuple[str, str]:
-    return pod.name, pod.namespace
+def _by_key(pod: Pod) -> tuple[str, str]:
+    return pod.namespace, pod.name
 
 
 def get_pods_to_move(
@@ -177,12 +177,13 @@ def get_pods_to_move(
     pdbs: RemainingPdbTracker,
     now: float,
 ) -> DrainResult:
-    """The node's pods, in name order, through the rules; the first blocking pod stops."""
+    """The node's pods, in namespace/name order, through the rules; the first blocking pod
+    stops."""
     ctx = _Ctx(options, pdbs, now)
     chain = rules(options)
     move: list[Pod] = []
     stay: list[Pod] = []
-    for pod in sorted(pods, key=_by_name):
+    for pod in sorted(pods, key=_by_key):
         obj = raw_of(pod)
         outcome = next((o for rule in chain if (o := rule(ctx, pod, obj)) is not None), _MOVE)
         if isinstance(outcome, BlockingPod):

@@ -15,9 +15,10 @@ and ``simulator/utilization/info.go`` (``Calculate``). Per node, the first faili
 Utilization, exact: a node with allocatable ``nvidia.com/gpu`` > 0 → its GPU requests over it
 (GPU threshold); else the larger of cpu and memory requests over allocatable (memory on a tie),
 requests as the scheduler computes them (``PodRequests``: init containers, sidecars, overhead;
-impl's ``Pod.requests``), over the snapshot's pods on the node. Zero or absent allocatable →
-0 (upstream only logs the error). With ``--ignore-daemonsets-utilization`` DaemonSet pods'
-requests leave both sides of the ratio.
+impl's ``Pod.requests``), over the pods given (the planner passes the snapshot's pods on the
+node but the long-terminating ones, as upstream's ``Calculate`` skips them). Zero or absent
+allocatable → 0 (upstream only logs the error). With ``--ignore-daemonsets-utilization``
+DaemonSet pods' requests leave both sides of the ratio.
 """
 
 from __future__ import annotations

@@ -2,8 +2,10 @@
 
 Mirrors ``core/scaledown/planner/planner.go`` (``categorizeNodes``), ``simulator/cluster.go``
 (``SimulateNodeRemoval``, ``findPlaceFor``) and ``core/scaledown/unneeded/nodes.go``
-(``RemovableAt``); docs/autoscaler.md, "Scale-down", steps 2–5:
+(``RemovableAt``); docs/autoscaler.md, "Scale-down", steps 1–5:
 
+1. eligibility (``eligibility``), on the pods of the snapshot but the long-terminating ones
+   (``utilization.Calculate`` skips them);
 2. candidates (eligible nodes): those that will need no pod moved first, then by name
    (upstream's sort is unstable: **declared**);
 3. each candidate's pods through the drain rules (``drainability``), against the PDB budgets
@@ -80,13 +82,14 @@ def _find_places(
     return sim, destinations, None
 
 
-def scale_down(ctx: AutoscalingContext) -> ScaleDownResult:
-    world = ctx.world()
+def scale_down(ctx: AutoscalingContext, world: ClusterSnapshot) -> ScaleDownResult:
+    """Every node's verdict; ``world`` is the snapshot after the pod list processors (with the
+    pending pods they placed), as upstream's planner shares it; it is left as it is."""
     verdicts: dict[str, NodeScaleDown] = {}
     utils: dict[str, eligibility.Utilization] = {}
     for name, node in ctx.nodes.items():
         group = ctx.autoscaling.group_of(name)
-        pods = world.pods_on(name)
+        pods = [p for p in world.pods_on(name) if not _long_terminating(ctx, world, p)]
         elig = eligibility.check_node(
             ctx.node_objs[name], node, pods, group, ctx.options, ctx.now, _is_ds(world)
         )
@@ -181,6 +184,10 @@ def _value(util: eligibility.Utilization | None) -> Fraction | None:
 
 def _resource(util: eligibility.Utilization | None) -> str:
     return "" if util is None else util.resource
+
+
+def _long_terminating(ctx: AutoscalingContext, world: ClusterSnapshot, pod: Pod) -> bool:
+    return podutil.is_long_terminating(world.raw_of(pod), ctx.now)
 
 
 def _is_ds(world: ClusterSnapshot) -> Callable[[Pod], bool]:
