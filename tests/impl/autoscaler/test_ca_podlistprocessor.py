@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from ca_builders import group, node, pod, run
 
@@ -51,8 +53,8 @@ def test_nomination_to_a_missing_node_keeps_the_pod_a_candidate() -> None:
     ],
     ids=["gated", "terminating"],
 )
-def test_listing_drops(extra: dict[str, dict[str, object]], reason: str) -> None:
-    result = run([node("n1", "1"), pod("p", "4", **extra)], group("g")).scale_up  # type: ignore[arg-type]
+def test_listing_drops(extra: dict[str, Any], reason: str) -> None:
+    result = run([node("n1", "1"), pod("p", "4", **extra)], group("g")).scale_up
     assert result.dropped == {"default/p": reason}
     assert result.unschedulable == ()
 
