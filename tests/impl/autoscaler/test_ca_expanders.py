@@ -38,8 +38,9 @@ def test_least_waste_ties_are_kept_and_random_picks_with_the_seed() -> None:
 def test_most_pods() -> None:
     # only "wide" (4 cpu) takes the 3-cpu pod as well
     objects = [pod("p1", "1500m"), pod("p2", "3")]
-    up = run(objects, group("narrow"), group("wide", tmpl=template("wide", "4")),
-             expander=("most-pods",)).scale_up  # fmt: skip
+    up = run(
+        objects, group("narrow"), group("wide", tmpl=template("wide", "4")), expander=("most-pods",)
+    ).scale_up
     assert up.best == ("wide",)
 
 
@@ -67,8 +68,12 @@ def test_priority(priorities: dict[int, tuple[str, ...]], best: tuple[str, ...])
 def test_chain_priority_then_least_waste() -> None:
     big, small = _small_and_big()
     groups = (big, small, group("other"))
-    up = run([pod("p", "1500m", "1Gi")], *groups, expander=("priority", "least-waste"),
-             priorities={10: ("big", "small"), 1: ("other",)}).scale_up  # fmt: skip
+    up = run(
+        [pod("p", "1500m", "1Gi")],
+        *groups,
+        expander=("priority", "least-waste"),
+        priorities={10: ("big", "small"), 1: ("other",)},
+    ).scale_up
     assert up.best == ("small",)
 
 
@@ -84,8 +89,9 @@ def test_price_score_by_hand() -> None:
     pod_price = 0.033174 + 0.004446
     stab = 0.5 * 0.033174 + 500 / 1024 * 0.004446
     expected = 2 * (0.1 + stab) / (pod_price + stab)
-    option = Option(group("g", price=Fraction(1, 10)), 1, ("p",),
-                          ({"cpu": 1000, "memory": 1 << 30},))  # fmt: skip
+    option = Option(
+        group("g", price=Fraction(1, 10)), 1, ("p",), ({"cpu": 1000, "memory": 1 << 30},)
+    )
     score = price.score(option, ExpansionContext(cluster_nodes=1))
     assert score == pytest.approx(expected)
     assert math.isclose(expected, 4.2128, rel_tol=1e-4)

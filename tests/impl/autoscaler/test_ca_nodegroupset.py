@@ -34,8 +34,10 @@ def _similar(a: dict[str, Any], b: dict[str, Any]) -> bool:
 
 
 def test_identical_templates_are_similar_whatever_their_hostname_and_zone() -> None:
-    assert _similar(template("a", labels={"topology.kubernetes.io/zone": "z1"}),
-                    template("b", labels={"topology.kubernetes.io/zone": "z2"}))  # fmt: skip
+    assert _similar(
+        template("a", labels={"topology.kubernetes.io/zone": "z1"}),
+        template("b", labels={"topology.kubernetes.io/zone": "z2"}),
+    )
 
 
 @pytest.mark.parametrize(

@@ -77,8 +77,12 @@ def test_event_counts_ordered_by_count_then_text() -> None:
 
 def test_prefilter_rejection_gives_no_reason() -> None:
     bad = {"matchExpressions": [{"key": "app", "operator": "Bogus", "values": ["x"]}]}
-    spread = {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule",
-              "labelSelector": bad}  # fmt: skip
+    spread = {
+        "maxSkew": 1,
+        "topologyKey": "zone",
+        "whenUnsatisfiable": "DoNotSchedule",
+        "labelSelector": bad,
+    }
     result = run([pod("p", spec={"topologySpreadConstraints": [spread]})], group("g")).scale_up
     verdict = result.groups["g"].template["default/p"]
     assert (verdict.accepted, verdict.plugin, verdict.reasons) == (False, None, ())
