@@ -31,7 +31,8 @@ from schedspec.impl.apiserver import APIServer
 from schedspec.impl.autoscaler.snapshot import ClusterSnapshot
 from schedspec.impl.framework.config import parse_config
 from schedspec.impl.framework.cycle_state import CycleState
-from schedspec.impl.framework.runtime import Framework, FrameworkHandle
+from schedspec.impl.framework.runtime import FilterFn, Framework, FrameworkHandle
+from schedspec.impl.framework.status import Code
 from schedspec.impl.framework.types import NodeInfo, PreFilterResult
 from schedspec.impl.loop import EventLoop
 from schedspec.impl.plugins import in_tree_registry
@@ -88,11 +89,20 @@ class PredicateChecker:
             return None
         return state, result
 
-    def _filter(self, state: CycleState, pod: Pod, info: NodeInfo) -> PredicateError | None:
-        status = self.framework.run_filter_plugins(state, pod, info)
-        if status is None or status.is_success():
-            return None
-        return PredicateError(status.plugin or None, status.reasons)
+    def _filters(self, state: CycleState) -> list[tuple[str, FilterFn]]:
+        return self.framework.active_filters(state)
+
+    @staticmethod
+    def _filter(
+        filters: list[tuple[str, FilterFn]], state: CycleState, pod: Pod, info: NodeInfo
+    ) -> PredicateError | None:
+        """The first failing Filter plugin and its reasons (``RunFilterPlugins``); a plugin
+        error counts as a failure with its message."""
+        for name, fn in filters:
+            status = fn(state, pod, info)
+            if status is not None and status.code is not Code.SUCCESS:
+                return PredicateError(name, status.reasons)
+        return None
 
     def check(self, snapshot: ClusterSnapshot, pod: Pod, node_name: str) -> PredicateError | None:
         """None if ``pod`` passes PreFilter and Filter on ``node_name``."""
@@ -103,7 +113,7 @@ class PredicateChecker:
         if pre is None:
             return _PRE_FILTER_REJECTED
         state, _ = pre
-        return self._filter(state, pod, info)
+        return self._filter(self._filters(state), state, pod, info)
 
     def first_fit(
         self,
@@ -117,12 +127,13 @@ class PredicateChecker:
             return None
         state, result = pre
         allowed = None if result is None else result.node_names
+        filters = self._filters(state)
         for info in snapshot.list():
             node = info.node
             if node is None or node.unschedulable or not accept(info.name):
                 continue
             if allowed is not None and info.name not in allowed:
                 continue
-            if self._filter(state, pod, info) is None:
+            if self._filter(filters, state, pod, info) is None:
                 return info.name
         return None
