@@ -270,7 +270,7 @@ def _min_max_flag(flag: str, value: str) -> tuple[int, int]:
     return sizes[0], sizes[1]
 
 
-_DECIMAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+_DECIMAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]{1,3})?")
 
 
 def _threshold(flag: str, value: str) -> Fraction:

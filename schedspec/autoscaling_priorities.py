@@ -137,6 +137,8 @@ def re2_problem(rule: str) -> str | None:
             re.compile(rule)
     except re.error as err:
         return f"error parsing regexp: {err}"
+    except (RecursionError, OverflowError):
+        return "error parsing regexp: expression nests too deeply"
     for op in _ops(tree):
         if op in _NOT_RE2:
             return f"error parsing regexp: {_NOT_RE2[op]} are not supported by Go's RE2 syntax"

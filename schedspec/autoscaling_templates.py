@@ -464,7 +464,7 @@ def go_int(text: str, func: str = "Atoi") -> int:
     quoted = json.dumps(text, ensure_ascii=False)
     if not _GO_INT.fullmatch(text):
         raise ValueError(f"strconv.{func}: parsing {quoted}: invalid syntax")
-    number = int(text)
+    number = int(text) if len(text.lstrip("+-0")) <= 19 else 2**63  # past int64 either way
     if not -(2**63) <= number < 2**63:
         raise ValueError(f"strconv.{func}: parsing {quoted}: value out of range")
     return number

@@ -1226,3 +1226,53 @@ def test_example_has_the_scenarios_it_promises(example: tuple[Cluster, Autoscali
     assert any(not p["metadata"].get("ownerReferences") for p in c.bound_pods())
     daemon_pods = [p for p in c.bound_pods() if p["metadata"]["namespace"] == "kube-system"]
     assert {p["spec"]["nodeName"] for p in daemon_pods} == {n["metadata"]["name"] for n in c.nodes}
+
+
+# ------------------------------------------------------------------------ no traceback, ever
+
+_TEXT = st.text(alphabet=st.sampled_from(list("ab0129-+.:=,/ \\()?*[]Gim")), max_size=12)
+_ANNOTATIONS = [
+    MD_MIN,
+    MD_MAX,
+    *(
+        CAP + s
+        for s in (
+            "cpu",
+            "memory",
+            "maxPods",
+            "gpu-type",
+            "gpu-count",
+            "labels",
+            "taints",
+            "ephemeral-disk",
+        )
+    ),
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.dictionaries(st.sampled_from(_ANNOTATIONS), _TEXT, max_size=6),
+    st.lists(_TEXT, max_size=3),
+    st.lists(_TEXT, max_size=2),
+    st.one_of(st.none(), st.sampled_from(["priority", "price", "priority,price,random"]), _TEXT),
+    st.one_of(_TEXT, st.sampled_from(["10: [a]", "- x", "1: [b, '(c)']", "0x1: ~"])),
+)
+def test_any_input_gives_groups_or_an_input_error(
+    annotations: dict[str, str],
+    nodes: list[str],
+    prices: list[str],
+    expander: str | None,
+    priorities: str,
+) -> None:
+    docs = (
+        machine("MachineDeployment", "md-0", annotations),
+        node("n1", pool="a"),
+        daemonset("agent", "tolerations: [{operator: Exists}]"),
+        priority_config_map(priorities),
+    )
+    with contextlib.suppress(ManifestError, UsageError):
+        options = parse_options(expander)
+        node_groups(
+            cluster(*docs), nodes=nodes, node_group_label=LABEL, prices=prices, options=options
+        )
