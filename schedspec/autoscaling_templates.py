@@ -9,7 +9,8 @@ every name; schedspec does not):
 - :func:`from_node` — a copy of a real node, renamed ``template-node-for-<group>``
   (:func:`template_name`), ``kubernetes.io/hostname`` set to that name, ``spec.unschedulable``
   dropped and the taints CA strips (:func:`sanitized_taints`) removed; everything else, status
-  (``capacity``, ``allocatable``, ``images``, conditions) included, is kept. Its pods are copies of
+  (``capacity``, ``allocatable``, ``images``, conditions) and annotations included, is kept, as CA
+  keeps it (a copy of a node annotated ``scale-down-disabled`` carries that annotation). Its pods are copies of
   the DaemonSet pods (a controller ownerReference of kind DaemonSet) and mirror pods (annotation
   ``kubernetes.io/config.mirror``) bound to that node and not being deleted, with the same names,
   new uids and ``spec.nodeName`` set to the template.
