@@ -57,6 +57,19 @@ def make_cluster(
 
 
 EXPECTED = {
+    "autoscaling.yaml": (  # the burst waits for the autoscaler: nothing fits today's nodes
+        {},
+        [
+            "shop/search-indexer-6c8b7d9f5-vp9gz",
+            "shop/search-indexer-6c8b7d9f5-686ft",
+            "shop/search-indexer-6c8b7d9f5-bjncl",
+            "shop/search-indexer-6c8b7d9f5-twdkg",
+            "batch/video-transcode-29331852-rjv68",
+            "ml/llm-finetune-7rq2m",
+            "analytics/graviton-benchmark-0",
+            "ci/ci-runner-9f7b5d8c6-m8l6l",
+        ],
+    ),
     "gpu-pool.yaml": (
         {
             "ml/train-resnet50-mkwvp": "gpu-a10g-2",
