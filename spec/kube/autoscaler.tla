@@ -429,13 +429,20 @@ CandidateSeq ≝
   SortSet(Eligible, LAMBDA a, b : ∨ Empty(a) ∧ ¬Empty(b)
                                   ∨ Empty(a) = Empty(b) ∧ Order.nodes[NodeName(a)] < Order.nodes[NodeName(b)])
 
+\* The copy of q findPlaceFor schedules: bound to no node.
+Unbound(q) ≝
+  [metadata ↦ q.metadata,
+   spec     ↦ [f ∈ DOMAIN q.spec ↦ IF f = "nodeName" THEN "" ELSE q.spec[f]],
+   status   ↦ q.status]
+
 \* Move the pods of S one by one, first-fit on the nodes of D.
 MoveAll(S, D, W) ≝
   FoldLeft(LAMBDA acc, q :
              IF ¬acc.ok THEN acc
-             ELSE LET m ≝ FirstFit(q, D, Nodes, acc.world)
+             ELSE LET u ≝ Unbound(q)
+                      m ≝ FirstFit(u, D, Nodes, acc.world)
                   IN  IF m = "" THEN [world ↦ acc.world, ok ↦ FALSE, to ↦ acc.to]
-                      ELSE [world ↦ PlaceOn(acc.world, m, {q}), ok ↦ TRUE, to ↦ acc.to ∪ {⟨q, m⟩}],
+                      ELSE [world ↦ PlaceOn(acc.world, m, {u}), ok ↦ TRUE, to ↦ acc.to ∪ {⟨q, m⟩}],
            [world ↦ W, ok ↦ TRUE, to ↦ {}],
            PodSeq(S))
 
