@@ -12,7 +12,7 @@ Mirrors ``utils/kubernetes/listers.go`` (the unschedulable-pod lister) and
 2. ``expendable``: priority strictly below the cutoff;
 3. ``nominated``: ``status.nominatedNodeName`` naming an existing node — placed there
    unchecked (``ForceAddPod``);
-4. filter-out-schedulable: the rest by priority, highest first (ties in input order: upstream's
+4. filter-out-schedulable: the rest by priority, highest first (ties by namespace/name: upstream's
    sort is unstable, **declared**), each first-fit on the existing nodes, cumulatively;
    the placed pods stay in the world;
 5. ``daemonset``: DaemonSet pods still unplaced are dropped.
@@ -74,7 +74,7 @@ def process_pending_pods(ctx: AutoscalingContext, world: ClusterSnapshot) -> Pod
             candidates.append(obj)
         else:
             dropped[key] = reason
-    candidates.sort(key=podutil.priority, reverse=True)  # stable: ties keep input order
+    candidates.sort(key=_priority_order)
     placed: dict[str, str] = {}
     left: list[Mapping[str, Any]] = []
     for obj in candidates:
@@ -92,3 +92,8 @@ def process_pending_pods(ctx: AutoscalingContext, world: ClusterSnapshot) -> Pod
         else:
             unschedulable.append(ctx.typed(obj))
     return PodListResult(dropped, placed, tuple(unschedulable))
+
+
+def _priority_order(obj: Mapping[str, Any]) -> tuple[int, str, str]:
+    meta = obj["metadata"]
+    return (-podutil.priority(obj), meta.get("namespace", "default"), meta["name"])

@@ -3,7 +3,8 @@
 Mirrors ``estimator/decreasing_pod_orderer.go``: a pod's score is ``Σ cpu requests / template
 allocatable cpu + Σ memory requests / template allocatable memory`` over its regular containers
 (a term whose allocatable is zero or absent is left out); highest first, ties in the given
-order. Upstream sorts unstably and in float64: **declared**, a stable sort of exact rationals.
+order (the unschedulable pods': priority, then namespace/name). Upstream sorts unstably and in
+float64: **declared**, a stable sort of exact rationals.
 """
 
 from __future__ import annotations

@@ -4,12 +4,13 @@ Mirrors ``core/scaledown/eligibility/eligibility.go`` (``unremovableReasonAndNod
 and ``simulator/utilization/info.go`` (``Calculate``). Per node, the first failing check wins
 (docs/autoscaler.md, scale-down step 1):
 
-1. a ``ToBeDeletedByClusterAutoscaler`` taint whose value (Unix seconds) is less than 5 minutes
+1. in no autoscaled group → ``NotAutoscaled``;
+2. group target ≤ min → ``NodeGroupMinSizeReached`` (these two are upstream's candidates
+   pre-filter, ``processors/nodes/pre_filtering_processor.go``, which records no reason);
+3. a ``ToBeDeletedByClusterAutoscaler`` taint whose value (Unix seconds) is less than 5 minutes
    before now → ``CurrentlyBeingDeleted``;
-2. annotation ``cluster-autoscaler.kubernetes.io/scale-down-disabled: "true"`` →
+4. annotation ``cluster-autoscaler.kubernetes.io/scale-down-disabled: "true"`` →
    ``ScaleDownDisabledAnnotation``;
-3. in no autoscaled group → ``NotAutoscaled``;
-4. group target ≤ min → ``NodeGroupMinSizeReached``;
 5. utilization ≥ the threshold → ``NotUnderutilized``.
 
 Utilization, exact: a node with allocatable ``nvidia.com/gpu`` > 0 → its GPU requests over it
@@ -110,10 +111,9 @@ def check_node(
     is_daemonset: Callable[[Pod], bool],
 ) -> Eligibility:
     """The node's eligibility (see the module docstring)."""
-    if _being_deleted(obj, now):
-        return Eligibility(CURRENTLY_BEING_DELETED, "the node is currently being deleted")
-    if podutil.annotations_of(obj).get(SCALE_DOWN_DISABLED) == "true":
-        return Eligibility(SCALE_DOWN_DISABLED_ANNOTATION, "the node is marked as no scale down")
+    # The candidates processor (processors/nodes/pre_filtering_processor.go) drops nodes of no
+    # group and of groups at min size before eligibility runs; upstream records no reason for
+    # them, the tool names them.
     if group is None:
         return Eligibility(NOT_AUTOSCALED, "the node is in no autoscaled node group")
     if group.target_size <= group.min_size:
@@ -121,6 +121,10 @@ def check_node(
             f"node group min size reached (current: {group.target_size}, min: {group.min_size})"
         )
         return Eligibility(NODE_GROUP_MIN_SIZE_REACHED, message)
+    if _being_deleted(obj, now):
+        return Eligibility(CURRENTLY_BEING_DELETED, "the node is currently being deleted")
+    if podutil.annotations_of(obj).get(SCALE_DOWN_DISABLED) == "true":
+        return Eligibility(SCALE_DOWN_DISABLED_ANNOTATION, "the node is marked as no scale down")
     ignored = is_daemonset if options.ignore_daemonsets_utilization else (lambda _: False)
     util = utilization(node, pods, ignored)
     gpu = util.resource == GPU

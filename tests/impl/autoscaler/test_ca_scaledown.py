@@ -77,7 +77,7 @@ def test_being_deleted_for_five_minutes(age: int, reason: str) -> None:
         ),
         (node("n1"), (), "NotAutoscaled"),
         (node("n1"), (group("g", nodes=("n1",), min_size=1),), "NodeGroupMinSizeReached"),
-        # being deleted wins over the annotation and the missing group (first failing wins)
+        # the candidates pre-filter (no group, min size) runs before eligibility's checks
         (
             node(
                 "n1",
@@ -85,10 +85,20 @@ def test_being_deleted_for_five_minutes(age: int, reason: str) -> None:
                 annotations={"cluster-autoscaler.kubernetes.io/scale-down-disabled": "true"},
             ),
             (),
+            "NotAutoscaled",
+        ),
+        # being deleted wins over the annotation (first failing wins)
+        (
+            node(
+                "n1",
+                taints=_taint("1000"),
+                annotations={"cluster-autoscaler.kubernetes.io/scale-down-disabled": "true"},
+            ),
+            (group("g", nodes=("n1",)),),
             "CurrentlyBeingDeleted",
         ),
     ],
-    ids=["annotation", "no-group", "min-size", "first-wins"],
+    ids=["annotation", "no-group", "min-size", "pre-filter-first", "first-wins"],
 )
 def test_eligibility(n1: dict[str, Any], groups: tuple[Any, ...], reason: str) -> None:
     result = run_once(cluster(n1, SPARE), autoscaling(*groups), now=1000)
