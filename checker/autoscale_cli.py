@@ -35,18 +35,31 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "autoscale", help="cluster-autoscaler 1.34: the scale-up and scale-down one loop decides"
     )
     au.add_argument("cluster", nargs="+", metavar="CLUSTER", help="manifest files")
-    au.add_argument("--nodes", action="append", default=[], metavar="MIN:MAX:NAME",
-                    help="a node group's sizes, as CA's --nodes (repeatable)")  # fmt: skip
-    au.add_argument("--node-group-label", metavar="KEY",
-                    help="the node label naming each node's group, e.g. eks.amazonaws.com/nodegroup")  # fmt: skip
+    au.add_argument(
+        "--nodes",
+        action="append",
+        default=[],
+        metavar="MIN:MAX:NAME",
+        help="a node group's sizes, as CA's --nodes (repeatable)",
+    )
+    au.add_argument(
+        "--node-group-label",
+        metavar="KEY",
+        help="the node label naming each node's group, e.g. eks.amazonaws.com/nodegroup",
+    )
     au.add_argument("--expander", metavar="LIST", help="CA's --expander (default least-waste)")
     au.add_argument("--max-nodes-total", type=int, default=0, metavar="N")
     au.add_argument("--cores-total", metavar="MIN:MAX")
     au.add_argument("--memory-total", metavar="MIN:MAX", help="in GiB, as CA's flag")
     au.add_argument("--balance-similar-node-groups", action="store_true")
     au.add_argument("--scale-down-utilization-threshold", metavar="F")
-    au.add_argument("--price", action="append", default=[], metavar="GROUP=PRICE",
-                    help="a node's price per hour in GROUP, for --expander price (repeatable)")  # fmt: skip
+    au.add_argument(
+        "--price",
+        action="append",
+        default=[],
+        metavar="GROUP=PRICE",
+        help="a node's price per hour in GROUP, for --expander price (repeatable)",
+    )
     au.add_argument("--seed", type=int, default=0, help="the random expander's seed")
     au.add_argument("--no-spec", action="store_true", help="do not ask autoscaler.tla too")
     au.add_argument("--json", action="store_true")
@@ -90,7 +103,9 @@ def run_autoscale(args: argparse.Namespace, out: TextIO) -> int:
     if not args.no_spec:
         from schedspec.checker.autoscaler import compare
 
-        disagreements = [str(d) for d in compare(cluster, autoscaling, seed=args.seed).disagreements]
+        disagreements = [
+            str(d) for d in compare(cluster, autoscaling, seed=args.seed).disagreements
+        ]
     if args.json:
         document = _as_json(autoscaling, result, after_kind, after, disagreements)
         json.dump(document, out, indent=2, sort_keys=True)
@@ -120,13 +135,17 @@ def _as_json(
             "max": g.max_size,
             "target": g.target_size,
             "skipped": gr.skip_reason if gr else None,
-            "estimate": None if estimate is None else {
-                "nodes": estimate.node_count, "pods": list(estimate.pods)},
-        }  # fmt: skip
+            "estimate": None
+            if estimate is None
+            else {"nodes": estimate.node_count, "pods": list(estimate.pods)},
+        }
     pods: dict[str, Any] = {}
     for key, verdict in up.pods.items():
-        pods[key] = {"triggered": verdict.triggered, "reasons": dict(verdict.reasons),
-                     "message": verdict.message}  # fmt: skip
+        pods[key] = {
+            "triggered": verdict.triggered,
+            "reasons": dict(verdict.reasons),
+            "message": verdict.message,
+        }
     for key, why in up.dropped.items():
         pods.setdefault(key, {"triggered": False, "reasons": {}, "message": "", "ignored": why})
     for key, node in up.placed_existing.items():
@@ -178,9 +197,12 @@ def _print(
     up, down = result.scale_up, result.scale_down
     expander = ",".join(autoscaling.options.expander)
     print(f"Scale-up (cluster-autoscaler 1.34, --expander={expander})", file=out)
-    print(f"  pending pods: {len(up.dropped) + len(up.placed_existing) + len(up.unschedulable)}"
-          f" — {len(up.placed_existing)} fit existing nodes, {len(up.dropped)} not considered, "
-          f"{len(up.unschedulable)} unschedulable", file=out)  # fmt: skip
+    print(
+        f"  pending pods: {len(up.dropped) + len(up.placed_existing) + len(up.unschedulable)}"
+        f" — {len(up.placed_existing)} fit existing nodes, {len(up.dropped)} not considered, "
+        f"{len(up.unschedulable)} unschedulable",
+        file=out,
+    )
     for key, why in up.dropped.items():
         print(f"    {key}: not considered ({_DROPPED.get(why, why)})", file=out)
     for key, node in up.placed_existing.items():
@@ -195,8 +217,11 @@ def _print(
             continue
         accepted = sum(v.accepted for v in gr.template.values())
         est = gr.estimate
-        tail = (f"estimate +{est.node_count} node(s) for {len(est.pods)} pod(s)"
-                if est and est.node_count else "no estimate")  # fmt: skip
+        tail = (
+            f"estimate +{est.node_count} node(s) for {len(est.pods)} pod(s)"
+            if est and est.node_count
+            else "no estimate"
+        )
         print(f"{head}  template takes {accepted} pod(s); {tail}", file=out)
     if up.chosen:
         best = ", ".join(up.best) if up.best else up.chosen
@@ -210,8 +235,11 @@ def _print(
         mark = "✓" if verdict.triggered else "✗"
         print(f"    {mark} {key}: {verdict.message or 'awaits a later loop'}", file=out)
     print("", file=out)
-    print("Scale-down (one planner pass; a removable node goes after "
-          "--scale-down-unneeded-time=10m unneeded)", file=out)  # fmt: skip
+    print(
+        "Scale-down (one planner pass; a removable node goes after "
+        "--scale-down-unneeded-time=10m unneeded)",
+        file=out,
+    )
     width = max((len(n) for n in down.nodes), default=10)
     for name, v in down.nodes.items():
         util = "" if v.utilization is None else f"{v.resource} {float(v.utilization):.0%}"
@@ -237,7 +265,9 @@ _DROPPED: Mapping[str, str] = {
 }
 
 
-def _print_after(after_kind: str, after: ScheduleResult, result: AutoscalerResult, out: TextIO) -> None:
+def _print_after(
+    after_kind: str, after: ScheduleResult, result: AutoscalerResult, out: TextIO
+) -> None:
     if after_kind == "grown":
         added = sum(b - a for a, b in result.scale_up.plan.values())
         print(f"After the scale-up (+{added} node(s)), impl's scheduler:", file=out)

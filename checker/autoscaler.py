@@ -119,8 +119,12 @@ def _scale_up(
         check.same("ScaleUpDropped", key, dropped, up.dropped.get(key, ""))
         check.cover(f"dropped:{dropped or 'candidate'}")
         placed = call("PlacedExisting", pod)
-        check.same("PlacedExisting", key, frozenset(placed), frozenset(
-            [up.placed_existing[key]] if key in up.placed_existing else []))
+        check.same(
+            "PlacedExisting",
+            key,
+            frozenset(placed),
+            frozenset([up.placed_existing[key]] if key in up.placed_existing else []),
+        )
         if placed:
             check.cover("filter-out-schedulable placed a pod")
     unschedulable = frozenset(_key(p) for p in call("UnschedulablePods"))
@@ -138,9 +142,15 @@ def _scale_up(
     options = _names(call("ScaleUpOptions"))
     check.same("ScaleUpOptions", "*", options, frozenset(up.options))
     best = _names(call("BestOptions"))
-    random_last = "random" in autoscaling.options.expander or "price" in autoscaling.options.expander
-    check.same("BestOptions", "*", best if not random_last else frozenset(), frozenset(
-        up.best) if not random_last else frozenset())
+    random_last = (
+        "random" in autoscaling.options.expander or "price" in autoscaling.options.expander
+    )
+    check.same(
+        "BestOptions",
+        "*",
+        best if not random_last else frozenset(),
+        frozenset(up.best) if not random_last else frozenset(),
+    )
     if up.chosen is not None:
         check.same("BestOptions", "chosen ∈ best", True, up.chosen in (best or options))
         check.cover(f"expander chose among {min(len(best), 3)}" + ("+" if len(best) >= 3 else ""))
@@ -148,8 +158,9 @@ def _scale_up(
             group = world.groups[up.chosen]
             planned = int(call("PlannedNodes", group))
             impl_plan = up.plan.get(up.chosen)
-            check.same("PlannedNodes", up.chosen, planned,
-                       impl_plan[1] - impl_plan[0] if impl_plan else 0)
+            check.same(
+                "PlannedNodes", up.chosen, planned, impl_plan[1] - impl_plan[0] if impl_plan else 0
+            )
             check.cover("plan" if planned else "plan capped to nothing")
     elif options:
         check.same("BestOptions", "a choice", "one of " + ",".join(sorted(best)), None)
@@ -168,8 +179,9 @@ def _template(
         pod = world.pods[key]
         accepts = bool(call("TemplateAccepts", pod, group))
         verdict = impl_group.template.get(key)
-        check.same("TemplateAccepts", f"{key} on {name}", accepts,
-                   verdict.accepted if verdict else None)
+        check.same(
+            "TemplateAccepts", f"{key} on {name}", accepts, verdict.accepted if verdict else None
+        )
         if accepts:
             check.cover("template accepts")
             continue
@@ -193,8 +205,12 @@ def _estimate(
     for key in sorted(pods):
         on = frozenset(call("EstimatedNode", world.pods[key], group))
         impl_on = estimate.placements.get(key) if estimate else None
-        check.same("EstimatedNode", f"{key} in {name}", on,
-                   frozenset([impl_on]) if impl_on else frozenset())
+        check.same(
+            "EstimatedNode",
+            f"{key} in {name}",
+            on,
+            frozenset([impl_on]) if impl_on else frozenset(),
+        )
     limit = int(call("NodeLimit", group))
     if nodes and nodes == limit:
         check.cover("estimate stopped by the limiter")

@@ -30,10 +30,24 @@ Obj = dict[str, Any]
 
 GROUP_LABEL = "eks.amazonaws.com/nodegroup"
 _GROUPS = ("ng-a", "ng-b", "ng-c")
-_CONTROLLERS = ("ReplicaSet", "ReplicaSet", "StatefulSet", "Job", "ReplicationController",
-                "CronTab", "DaemonSet")  # fmt: skip
-_EXPANDERS = ("least-waste", "most-pods", "priority", "priority,least-waste",
-              "most-pods,least-waste", "random", "least-waste,most-pods")  # fmt: skip
+_CONTROLLERS = (
+    "ReplicaSet",
+    "ReplicaSet",
+    "StatefulSet",
+    "Job",
+    "ReplicationController",
+    "CronTab",
+    "DaemonSet",
+)
+_EXPANDERS = (
+    "least-waste",
+    "most-pods",
+    "priority",
+    "priority,least-waste",
+    "most-pods,least-waste",
+    "random",
+    "least-waste,most-pods",
+)
 _PRIORITY_CONFIG = "10:\n  - ng-a\n50:\n  - ng-[bc]\n"
 
 
@@ -54,7 +68,11 @@ def autoscaler_cases(*, max_nodes: int = 5, max_pods: int = 8) -> SearchStrategy
 
 @st.composite
 def _cases(draw: DrawFn, max_nodes: int, max_pods: int) -> AutoscalerCase:
-    objects = draw(cluster_objects(min_nodes=1, max_nodes=max_nodes, max_pods=max_pods))
+    # in_place_resize=False: impl ignores containers' resize statuses (checker/declared.py), which
+    # would show here as a utilization difference, not as an autoscaler rule.
+    objects = draw(
+        cluster_objects(min_nodes=1, max_nodes=max_nodes, max_pods=max_pods, in_place_resize=False)
+    )
     ch = _Choices(draw(_BYTES))
     nodes = [o for o in objects if o["kind"] == "Node"]
     pods = [o for o in objects if o["kind"] == "Pod"]
@@ -68,6 +86,9 @@ def _cases(draw: DrawFn, max_nodes: int, max_pods: int) -> AutoscalerCase:
     for pod in pods:
         _pod_extras(ch, pod)
     _template_edge(ch, pods, members)
+    _host_port_edge(ch, pods)
+    if pods and ch.chance(40):
+        objects.append(_budget(ch, pods))
     flags = []
     for group, in_group in sorted(members.items()):
         target = len(in_group)
@@ -85,24 +106,36 @@ def _cases(draw: DrawFn, max_nodes: int, max_pods: int) -> AutoscalerCase:
 def _node_extras(ch: _Choices, node: Obj) -> None:
     meta = node["metadata"]
     if ch.chance(10):
-        meta.setdefault("annotations", {})["cluster-autoscaler.kubernetes.io/scale-down-disabled"] = (
-            ch.one(("true", "false"))
-        )
+        meta.setdefault("annotations", {})[
+            "cluster-autoscaler.kubernetes.io/scale-down-disabled"
+        ] = ch.one(("true", "false"))
     if ch.chance(5):
         taints = node.setdefault("spec", {}).setdefault("taints", [])
-        taints.append({"key": "ToBeDeletedByClusterAutoscaler",
-                       "value": ch.one(("1700000000", "1699999000")), "effect": "NoSchedule"})  # fmt: skip
+        taints.append(
+            {
+                "key": "ToBeDeletedByClusterAutoscaler",
+                "value": ch.one(("1700000000", "1699999000")),
+                "effect": "NoSchedule",
+            }
+        )
 
 
 def _pod_extras(ch: _Choices, pod: Obj) -> None:
     meta, spec = pod["metadata"], pod["spec"]
     bound = bool(spec.get("nodeName"))
     kind = ch.one(_CONTROLLERS) if not ch.chance(12) else None
-    if kind == "DaemonSet" and not bound:
+    if kind == "DaemonSet" and not bound and ch.chance(50):
         kind = "ReplicaSet"
     if kind is not None:
-        meta["ownerReferences"] = [{"apiVersion": "apps/v1", "kind": kind, "name": "owner",
-                                    "uid": f"uid-{kind}", "controller": True}]  # fmt: skip
+        meta["ownerReferences"] = [
+            {
+                "apiVersion": "apps/v1",
+                "kind": kind,
+                "name": "owner",
+                "uid": f"uid-{kind}",
+                "controller": True,
+            }
+        ]
     annotations: Obj = {}
     if bound and ch.chance(5):
         annotations["kubernetes.io/config.mirror"] = "mirror"
@@ -110,18 +143,25 @@ def _pod_extras(ch: _Choices, pod: Obj) -> None:
     if ch.chance(12):
         annotations["cluster-autoscaler.kubernetes.io/safe-to-evict"] = ch.one(("true", "false"))
     if ch.chance(12):
-        volume = ch.one(({"name": "scratch", "emptyDir": {}},
-                         {"name": "cache", "emptyDir": {"medium": "Memory"}},
-                         {"name": "host", "hostPath": {"path": "/var/log"}}))  # fmt: skip
+        volume = ch.one(
+            (
+                {"name": "scratch", "emptyDir": {}},
+                {"name": "cache", "emptyDir": {"medium": "Memory"}},
+                {"name": "host", "hostPath": {"path": "/var/log"}},
+            )
+        )
         spec["volumes"] = [volume]
         if ch.chance(30):
-            annotations["cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes"] = (
-                volume["name"]
-            )
+            annotations["cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes"] = volume[
+                "name"
+            ]
     if annotations:
         meta["annotations"] = annotations
-    if bound and ch.chance(8):
+    if bound and ch.chance(12):
         meta["namespace"] = "kube-system"
+    if not bound and ch.chance(8):
+        spec.pop("priorityClassName", None)
+        spec["priority"] = ch.one((-10, -11, -100))
 
 
 def _template_edge(ch: _Choices, pods: list[Obj], members: dict[str, list[Obj]]) -> None:
@@ -145,10 +185,42 @@ def _template_edge(ch: _Choices, pods: list[Obj], members: dict[str, list[Obj]])
     pod["spec"].pop("initContainers", None)
 
 
+def _host_port_edge(ch: _Choices, pods: list[Obj]) -> None:
+    """A bound DaemonSet pod holding host port 9100 (node-exporter's) and a pending pod asking
+    for it: the template, which carries the DaemonSet pod, turns it away (NodePorts)."""
+    daemons = [p for p in pods if p["spec"].get("nodeName") and _is_daemon(p)]
+    pending = [p for p in pods if not p["spec"].get("nodeName")]
+    if not daemons or not pending or not ch.chance(30):
+        return
+    for pod in (ch.one(daemons), ch.one(pending)):
+        pod["spec"]["containers"][0]["ports"] = [{"containerPort": 9100, "hostPort": 9100}]
+
+
+def _budget(ch: _Choices, pods: list[Obj]) -> Obj:
+    """A PDB over one bound pod's labels, with no or one disruption left."""
+    bound = [p for p in pods if p["spec"].get("nodeName")] or pods
+    pod = ch.one(bound)
+    labels = pod["metadata"].setdefault("labels", {"app": "web"}) or {"app": "web"}
+    pod["metadata"]["labels"] = labels
+    return {
+        "apiVersion": "policy/v1",
+        "kind": "PodDisruptionBudget",
+        "metadata": {
+            "name": "edge-budget",
+            "namespace": pod["metadata"].get("namespace", "default"),
+        },
+        "spec": {"selector": {"matchLabels": dict(labels)}, "maxUnavailable": 1},
+        "status": {"disruptionsAllowed": ch.one((0, 1, 1))},
+    }
+
+
 def _is_daemon(pod: Obj) -> bool:
     refs = pod["metadata"].get("ownerReferences") or ()
     annotations = pod["metadata"].get("annotations") or {}
-    return any(r.get("kind") == "DaemonSet" for r in refs) or "kubernetes.io/config.mirror" in annotations
+    return (
+        any(r.get("kind") == "DaemonSet" for r in refs)
+        or "kubernetes.io/config.mirror" in annotations
+    )
 
 
 def _milli(container: Obj) -> int:

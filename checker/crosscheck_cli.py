@@ -75,6 +75,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                     help="cluster generator: default (--nodes/--pods), preemption (1-4 full "
                     "nodes, more important pending pods, PDBs over the victims) or scoring "
                     "(2-6 roomy nodes, pods with soft spread and preferred affinity)")  # fmt: skip
+    cc.add_argument("--seam", choices=["scheduler", "autoscaler"], default="scheduler",
+                    help="autoscaler: autoscaler.tla against impl/autoscaler on clusters with "
+                    "node groups (uses --examples, --seed, --jobs, --json)")  # fmt: skip
     cc.add_argument("--json", action="store_true", help="machine-readable output")
 
 
@@ -98,6 +101,8 @@ class _Progress:
 
 
 def run_crosscheck(args: argparse.Namespace, out: TextIO) -> int:
+    if args.seam == "autoscaler":
+        return _run_autoscaler(args, out)
     from schedspec.checker.campaign import run_parallel, write_counterexamples
     from schedspec.checker.corpus import manifest_seeds, z3_seeds
 
@@ -198,3 +203,38 @@ def _agreement_table(
             agreed, n = table[pair].get(predicate, (0, 0))
             cells.append(f"{100 * agreed / n:>14.3f}%" if n else f"{'–':>15}")
         out.write(f"{predicate:<{width}}" + "".join(f"  {c}" for c in cells) + "\n")
+
+
+def _run_autoscaler(args: argparse.Namespace, out: TextIO) -> int:
+    """The autoscaler seam's campaign: per row, comparisons and disagreements; the rules no
+    cluster exercised; each disagreeing row's shrunk case (its flags and both values)."""
+    from schedspec.checker.autoscaler_campaign import run_autoscaler_campaign, run_parallel
+
+    if args.examples < 1 or args.jobs < 1:
+        raise UsageError("--examples and --jobs must be at least 1")
+    if args.jobs == 1:
+        result = run_autoscaler_campaign(args.examples, args.seed, shrink=not args.no_shrink)
+    else:
+        result = run_parallel(args.examples, args.seed, args.jobs)
+    if args.json:
+        json.dump(result.as_json(), out, indent=2)
+        out.write("\n")
+        return 1 if result.disagreeing else 0
+    rate = result.examples / result.seconds if result.seconds else 0.0
+    out.write(f"crosscheck autoscaler: {result.examples} clusters with node groups "
+              f"({result.invalid} invalid draws skipped), seed {result.seed}, "
+              f"{result.seconds:.1f} s ({rate:.0f} clusters/s)\n\n")  # fmt: skip
+    width = max([len(r) for r in result.compared] + [3])
+    out.write(f"{'row':<{width}}  {'compared':>9}  {'differ':>7}\n")
+    for row, n in sorted(result.compared.items()):
+        out.write(f"{row:<{width}}  {n:>9}  {result.disagreeing[row]:>7}\n")
+    missing = result.not_exercised
+    out.write(f"\nrules exercised: {len(result.covered)}; not exercised: "
+              f"{', '.join(missing) if missing else 'none'}\n")  # fmt: skip
+    out.write(f"{sum(result.disagreeing.values())} disagreement(s)\n")
+    for row, (case, d) in sorted(result.first.items()):
+        from schedspec.checker.autoscaler_campaign import case_flags, case_yaml
+
+        out.write(f"\n{row}: {d}\nschedspec autoscale cluster.yaml {' '.join(case_flags(case))}\n")
+        out.write(case_yaml(case))
+    return 1 if result.disagreeing else 0

@@ -49,7 +49,7 @@ def _times(cluster: Cluster) -> Iterator[int]:
 
 
 def ca_clock(cluster: Cluster, now: int | None = None) -> int:
-    """``now`` when given (``--now``), else the latest time in ``cluster`` (0 if it records none)."""
+    """``now`` when given, else the latest time in ``cluster`` (0 if it records none)."""
     if now is not None:
         return now
     return max(_times(cluster), default=0)

@@ -14,7 +14,7 @@ from importlib import resources
 from pathlib import Path
 
 from schedspec.errors import UsageError
-from schedspec.spec.ast import Module
+from schedspec.spec.ast import Definition, Module
 from schedspec.spec.check import Checked, check
 from schedspec.spec.compile.python import Program, compile_module
 from schedspec.spec.compile.source import SourceProgram
@@ -80,7 +80,8 @@ def with_extended(module: Module, seen: tuple[str, ...] = ()) -> Module:
     as TLA+ merges them; a name defined twice is check's SPC104."""
     if not module.extends:
         return module
-    definitions, sources = [], {module.file: module.source}
+    definitions: list[Definition] = []
+    sources = {module.file: module.source}
     for name in module.extends:
         if name not in BUNDLED or name in seen:
             why = "extends itself" if name in seen else f"bundled: {', '.join(sorted(BUNDLED))}"

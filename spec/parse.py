@@ -504,9 +504,7 @@ def _run(text: str, file: str, start: str) -> Any:
 def parse(text: str, file: str = "<string>") -> A.Module:
     """Parse a spec module; raise :class:`SpecSyntaxError` with a positioned diagnostic."""
     module: A.Module = _run(text, file, "start")
-    return A.Module(
-        module.name, module.definitions, file=file, source=text, extends=module.extends
-    )
+    return A.Module(module.name, module.definitions, file=file, source=text, extends=module.extends)
 
 
 def parse_expr(text: str, file: str = "<expr>") -> A.Expr:

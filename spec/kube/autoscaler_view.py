@@ -119,7 +119,9 @@ class _AutoscalerBuilder(_Builder):
         status = n.get("status") or {}
         capacity = status.get("capacity") or status.get("allocatable")
         return record(
-            metadata=Fcn({**base["metadata"], "annotations": self.map(n["metadata"].get("annotations"))}),
+            metadata=Fcn(
+                {**base["metadata"], "annotations": self.map(n["metadata"].get("annotations"))}
+            ),
             spec=base["spec"],
             status=Fcn({**base["status"], "capacity": self.resources(capacity)}),
         )
@@ -147,7 +149,9 @@ def _copies(group: NodeGroup, count: int) -> list[dict[str, Any]]:
     return out
 
 
-def _priority(group: NodeGroup, priorities: Mapping[int, tuple[str, ...]] | None) -> tuple[int, bool]:
+def _priority(
+    group: NodeGroup, priorities: Mapping[int, tuple[str, ...]] | None
+) -> tuple[int, bool]:
     matching = [
         prio
         for prio, patterns in (priorities or {}).items()
@@ -203,10 +207,14 @@ def autoscaler_view(cluster: Cluster, autoscaling: Autoscaling) -> AutoscalerWor
             priority=priority,
             prioritized=prioritized,
         )
-    pods_by_key = sorted(cluster.pods, key=lambda p: (p["metadata"].get("namespace", ""), p["metadata"]["name"]))
+    pods_by_key = sorted(
+        cluster.pods, key=lambda p: (p["metadata"].get("namespace", ""), p["metadata"]["name"])
+    )
     node_names = sorted(base.nodes)
     order = record(
-        pods=Fcn({base.pods[object_key(p)]["metadata"]["uid"]: i for i, p in enumerate(pods_by_key)}),
+        pods=Fcn(
+            {base.pods[object_key(p)]["metadata"]["uid"]: i for i, p in enumerate(pods_by_key)}
+        ),
         nodes=Fcn({name: i for i, name in enumerate([*node_names, *copy_names])}),
     )
     constants = {
