@@ -86,7 +86,7 @@ def _cases(draw: DrawFn, max_nodes: int, max_pods: int) -> AutoscalerCase:
     for pod in pods:
         _pod_extras(ch, pod)
     _template_edge(ch, pods, members)
-    _host_port_edge(ch, pods)
+    _host_port_edge(ch, pods, members)
     if pods and ch.chance(40):
         objects.append(_budget(ch, pods))
     flags = []
@@ -142,7 +142,7 @@ def _pod_extras(ch: _Choices, pod: Obj) -> None:
         meta.pop("ownerReferences", None)
     if ch.chance(12):
         annotations["cluster-autoscaler.kubernetes.io/safe-to-evict"] = ch.one(("true", "false"))
-    if ch.chance(12):
+    if ch.chance(25):
         volume = ch.one(
             (
                 {"name": "scratch", "emptyDir": {}},
@@ -185,12 +185,16 @@ def _template_edge(ch: _Choices, pods: list[Obj], members: dict[str, list[Obj]])
     pod["spec"].pop("initContainers", None)
 
 
-def _host_port_edge(ch: _Choices, pods: list[Obj]) -> None:
-    """A bound DaemonSet pod holding host port 9100 (node-exporter's) and a pending pod asking
-    for it: the template, which carries the DaemonSet pod, turns it away (NodePorts)."""
-    daemons = [p for p in pods if p["spec"].get("nodeName") and _is_daemon(p)]
+def _host_port_edge(ch: _Choices, pods: list[Obj], members: dict[str, list[Obj]]) -> None:
+    """A DaemonSet pod holding host port 9100 (node-exporter's) on a group's first node, which
+    the group's template copies, and a pending pod asking for that port: the template turns it
+    away (NodePorts)."""
     pending = [p for p in pods if not p["spec"].get("nodeName")]
-    if not daemons or not pending or not ch.chance(30):
+    if not members or not pending or not ch.chance(30):
+        return
+    first = min(n["metadata"]["name"] for n in members[ch.one(sorted(members))])
+    daemons = [p for p in pods if p["spec"].get("nodeName") == first and _is_daemon(p)]
+    if not daemons:
         return
     for pod in (ch.one(daemons), ch.one(pending)):
         pod["spec"]["containers"][0]["ports"] = [{"containerPort": 9100, "hostPort": 9100}]

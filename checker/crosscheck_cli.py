@@ -77,7 +77,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                     "(2-6 roomy nodes, pods with soft spread and preferred affinity)")  # fmt: skip
     cc.add_argument("--seam", choices=["scheduler", "autoscaler"], default="scheduler",
                     help="autoscaler: autoscaler.tla against impl/autoscaler on clusters with "
-                    "node groups (uses --examples, --seed, --jobs, --json)")  # fmt: skip
+                    "node groups (uses --examples, --seed, --jobs, --json, and the upper "
+                    "bounds of --nodes/--pods)")  # fmt: skip
     cc.add_argument("--json", action="store_true", help="machine-readable output")
 
 
@@ -212,10 +213,13 @@ def _run_autoscaler(args: argparse.Namespace, out: TextIO) -> int:
 
     if args.examples < 1 or args.jobs < 1:
         raise UsageError("--examples and --jobs must be at least 1")
+    sizes = {"max_nodes": args.nodes[1], "max_pods": args.pods[1]}
     if args.jobs == 1:
-        result = run_autoscaler_campaign(args.examples, args.seed, shrink=not args.no_shrink)
+        result = run_autoscaler_campaign(
+            args.examples, args.seed, shrink=not args.no_shrink, **sizes
+        )
     else:
-        result = run_parallel(args.examples, args.seed, args.jobs)
+        result = run_parallel(args.examples, args.seed, args.jobs, **sizes)
     if args.json:
         json.dump(result.as_json(), out, indent=2)
         out.write("\n")

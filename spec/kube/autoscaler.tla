@@ -462,12 +462,12 @@ PlanStep(st, n) ≝
       moved   ≝ MoveAll(move, dests, Without(st.world, n, move))
   IN  IF blocker ≠ ⟨⟩
       THEN PlanState(st.world, st.budget, st.removable,
-                     st.verdicts ∪ {⟨n, "BlockedByPod", blocker, FALSE⟩}, st.moves)
+                     st.verdicts ∪ {⟨n, "BlockedByPod", blocker, FALSE, {}⟩}, st.moves)
       ELSE IF ¬moved.ok
       THEN PlanState(st.world, st.budget, st.removable,
-                     st.verdicts ∪ {⟨n, "NoPlaceToMovePods", ⟨⟩, FALSE⟩}, st.moves)
+                     st.verdicts ∪ {⟨n, "NoPlaceToMovePods", ⟨⟩, FALSE, {}⟩}, st.moves)
       ELSE PlanState(moved.world, Spent(st.budget, move), st.removable ∪ {NodeName(n)},
-                     st.verdicts ∪ {⟨n, "", ⟨⟩, move = {}⟩}, st.moves ∪ moved.to)
+                     st.verdicts ∪ {⟨n, "", ⟨⟩, move = {}, moved.to⟩}, st.moves ∪ moved.to)
 
 Planner ≝
   FoldLeft(LAMBDA st, n : PlanStep(st, n), PlanState(WorldU, InitialBudget, {}, {}, {}), CandidateSeq)
@@ -509,9 +509,8 @@ ScaleDownReason(n) ≝
 \* The pod that blocks n's drain and why, as a set of ⟨pod, reason⟩ (empty or one).
 ScaleDownBlocker(n) ≝ {v[3] : v ∈ {v ∈ Simulated(n) : v[2] = "BlockedByPod"}}
 
-\* Where the planner moves n's pods when n is removable: {⟨pod, node name⟩}.
-ScaleDownMoves(n) ≝ {x ∈ Planner.moves : x[1] ∈ PodsOnNode(n)}
-
-PodsOnNode(n) ≝ WorldU[NodeName(n)]
+\* Where the planner moves n's pods when n is removable: {⟨pod, node name⟩} — the
+\* pods on n at its turn, those earlier removals moved there included.
+ScaleDownMoves(n) ≝ {x : v ∈ Simulated(n), x ∈ v[5]}
 
 ====
