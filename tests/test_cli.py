@@ -104,7 +104,7 @@ def test_check_syntax_error(
 def test_check_unknown_spec(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(capsys, "check", "nosuch")
     assert (code, out) == (2, "")
-    bundled = "kube, scheduler, textbook"
+    bundled = "autoscaler, kube, scheduler, textbook"
     assert err == f"schedspec check: nosuch: no such spec file (bundled specs: {bundled})\n"
 
 
@@ -196,7 +196,8 @@ def test_eval_bad_manifest(
         (["eval", "missing.yaml"], "schedspec eval: missing.yaml: cannot read: "),
         (
             ["eval", "--spec", "nosuch", str(EXAMPLES / "gpu-pool.yaml")],
-            "schedspec eval: nosuch: no such spec file (bundled specs: kube, scheduler, textbook)",
+            "schedspec eval: nosuch: no such spec file (bundled specs: autoscaler, kube, scheduler, "
+            "textbook)",
         ),
         (
             ["eval", "--pod", "ml/nope", str(EXAMPLES / "gpu-pool.yaml")],

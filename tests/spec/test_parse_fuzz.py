@@ -52,7 +52,9 @@ SPACED = {
     "WS": _SEPARATORS,  # no tabs: a tab in indentation stops the parse before the grammar runs
 }
 # from_lark refuses explicit strategies for terminals its start symbol cannot reach.
-SPACED_EXPR = {k: v for k, v in SPACED.items() if k not in {"DASHES", "FOOTER", "MODULE"}}
+SPACED_EXPR = {
+    k: v for k, v in SPACED.items() if k not in {"DASHES", "FOOTER", "MODULE", "EXTENDS"}
+}
 
 grammar_texts = st.one_of(
     from_lark(GRAMMAR, start="start", explicit=DECLARED),
