@@ -267,10 +267,11 @@ LeastWaste(S) ≝ {g ∈ S : ∀ h ∈ S : WasteNum(g) * WasteDen(h) ≤ WasteNu
 
 MostPods(S) ≝ ArgMax(S, LAMBDA g : Cardinality(EstimatedPods(g)))
 
-\* Upstream starts from priority -1: lower priorities are never kept.
+\* Upstream starts from priority -1: lower priorities are never kept; when
+\* nothing is kept (none matched, or none reached -1), every option is.
 PriorityBest(S) ≝
   LET P ≝ {g ∈ S : g.prioritized ∧ g.priority ≥ -1}
-  IN  IF ∀ g ∈ S : ¬g.prioritized THEN S ELSE ArgMax(P, LAMBDA g : g.priority)
+  IN  IF P = {} THEN S ELSE ArgMax(P, LAMBDA g : g.priority)
 
 Expand(e, S) ≝
   CASE e = "most-pods"   → MostPods(S)

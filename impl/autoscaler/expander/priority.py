@@ -4,7 +4,8 @@ The ConfigMap ``cluster-autoscaler-priority-expander`` maps priorities to regexe
 priority is the highest whose regex matches the group's name anywhere (unanchored, as Go's
 ``FindStringIndex``); the options with the highest priority are kept, options matching no regex
 are dropped — unless no option matches any, then all are kept. Upstream's best priority starts
-at −1, so an option whose priority is below −1 is never kept. Without the ConfigMap nothing
+at −1, so an option whose priority is below −1 is never kept — and when that leaves nothing,
+every option is returned, as when nothing matches. Without the ConfigMap nothing
 matches (upstream then returns no option at all: **declared**, all are kept). A regex Python
 cannot compile matches nothing.
 """
@@ -45,6 +46,6 @@ def best_options(options: list[Option], ctx: ExpansionContext) -> list[Option]:
     if not known:
         return list(options)
     best = max(known)
-    if best < _LOWEST_KEPT:
-        return []
+    if best < _LOWEST_KEPT:  # upstream's best list stays empty: it then returns every option
+        return list(options)
     return [o for o, p in zip(options, prios, strict=True) if p == best]

@@ -51,7 +51,9 @@ def test_most_pods() -> None:
         ({10: ("a",)}, ("a",)),  # options matching nothing are dropped
         ({10: ("nomatch",)}, ("a", "b", "gpu-pool-x")),  # none matches: all kept
         ({5: ("pool",), 1: ("a", "b")}, ("gpu-pool-x",)),  # unanchored
-        ({-5: ("a",)}, ()),  # upstream starts at -1: lower priorities are never kept
+        # upstream starts at -1: lower priorities are never kept, and an empty best list
+        # gives back every option
+        ({-5: ("a",)}, ("a", "b", "gpu-pool-x")),
     ],
     ids=["highest", "unmatched-dropped", "none-matches", "unanchored", "below-minus-one"],
 )
