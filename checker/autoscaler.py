@@ -18,7 +18,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from schedspec.autoscaling import Autoscaling
 from schedspec.cluster import Cluster, object_key
@@ -27,6 +27,9 @@ from schedspec.impl.autoscaler.results import AutoscalerResult
 from schedspec.spec.kube.autoscaler_view import autoscaler_view
 from schedspec.spec.load import LoadedSpec, load_spec
 from schedspec.spec.values import Fcn, Value
+
+if TYPE_CHECKING:
+    from schedspec.checker.oracle import Oracle
 
 __all__ = ["AUTOSCALER_SEAM", "AutoscalerCheck", "Disagreement", "compare", "loaded_spec"]
 
@@ -66,6 +69,7 @@ class AutoscalerCheck:
     compared: Counter[str] = field(default_factory=Counter)
     disagreements: list[Disagreement] = field(default_factory=list)
     covered: Counter[str] = field(default_factory=Counter)
+    result: AutoscalerResult | None = None  # impl's loop, for the decision properties
 
     def same(self, row: str, subject: str, spec: Any, impl: Any) -> None:
         self.compared[row] += 1
@@ -90,16 +94,37 @@ def _key(pod: Value) -> str:
     return f"{meta['namespace']}/{meta['name']}"
 
 
-def compare(cluster: Cluster, autoscaling: Autoscaling, *, seed: int = 0) -> AutoscalerCheck:
-    """Every row of :data:`AUTOSCALER_SEAM` on ``cluster`` (docstring of the module)."""
+def compare(
+    cluster: Cluster, autoscaling: Autoscaling, *, seed: int = 0, oracle: Oracle | None = None
+) -> AutoscalerCheck:
+    """Every row of :data:`AUTOSCALER_SEAM` on ``cluster`` (docstring of the module); with
+    ``oracle``, also the real kube-scheduler's template verdicts (:mod:`.autoscaler_oracle`)
+    against the spec's, as rows ``TemplateAccepts@real`` and ``TemplateRejection@real``."""
     world = autoscaler_view(cluster, autoscaling)
     program = loaded_spec().runner.bind(world.constants)
     call: Callable[..., Any] = program.call
     result = run_once(cluster, autoscaling, seed=seed)
-    check = AutoscalerCheck()
+    check = AutoscalerCheck(result=result)
     _scale_up(check, call, world, result, autoscaling)
     _scale_down(check, call, world, result)
+    if oracle is not None:
+        from schedspec.checker.autoscaler_oracle import real_template_verdicts
+
+        real = real_template_verdicts(oracle, cluster, autoscaling, result)
+        _real(check, call, world, real)
     return check
+
+
+def _real(
+    check: AutoscalerCheck, call: Callable[..., Any], world: Any, real: Mapping[Any, Any]
+) -> None:
+    for (key, name), verdict in sorted(real.items()):
+        pod, group = world.pods[key], world.groups[name]
+        accepts = bool(call("TemplateAccepts", pod, group))
+        check.same("TemplateAccepts@real", f"{key} on {name}", accepts, verdict.accepted)
+        if not accepts and not verdict.accepted:
+            plugin = str(call("TemplateRejection", pod, group))
+            check.same("TemplateRejection@real", f"{key} on {name}", plugin, verdict.plugin)
 
 
 def _scale_up(

@@ -16,16 +16,20 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
 
 from schedspec.autoscaling import Autoscaling, node_groups, parse_options
 from schedspec.checker.autoscaler import AutoscalerCheck, Disagreement, compare
+from schedspec.checker.autoscaler_properties import BUGS, FINDINGS, judge
 from schedspec.checker.autoscaler_strategies import GROUP_LABEL, AutoscalerCase, autoscaler_cases
 from schedspec.cluster import Cluster, from_objects
 from schedspec.errors import SchedspecError
+
+if TYPE_CHECKING:
+    from schedspec.checker.oracle import Oracle
 
 __all__ = [
     "RULES",
@@ -87,6 +91,8 @@ class AutoscalerCampaign:
     disagreeing: Counter[str] = field(default_factory=Counter)
     covered: Counter[str] = field(default_factory=Counter)
     first: dict[str, tuple[AutoscalerCase, Disagreement]] = field(default_factory=dict)
+    properties: Counter[str] = field(default_factory=Counter)
+    property_cases: dict[str, tuple[AutoscalerCase, str]] = field(default_factory=dict)
 
     def merge(self, other: AutoscalerCampaign) -> None:
         self.examples += other.examples
@@ -96,6 +102,14 @@ class AutoscalerCampaign:
         self.covered.update(other.covered)
         for row, found in other.first.items():
             self.first.setdefault(row, found)
+        self.properties.update(other.properties)
+        for prop, hit in other.property_cases.items():
+            self.property_cases.setdefault(prop, hit)
+
+    @property
+    def bugs(self) -> int:
+        """Violations of CA's own rules (a group past its max or below its min)."""
+        return sum(self.properties[p] for p in BUGS)
 
     @property
     def not_exercised(self) -> list[str]:
@@ -113,6 +127,11 @@ class AutoscalerCampaign:
             },
             "coverage": dict(sorted(self.covered.items())),
             "not_exercised": self.not_exercised,
+            "properties": {
+                p: {"clusters": self.properties[p], "first": self.property_cases[p][1]}
+                for p in (*FINDINGS, *BUGS)
+                if p in self.property_cases
+            },
             "counterexamples": {
                 r: {"flags": case_flags(c), "disagreement": str(d)}
                 for r, (c, d) in sorted(self.first.items())
@@ -167,8 +186,10 @@ def run_autoscaler_campaign(
     max_pods: int = 8,
     shrink: bool = True,
     progress: Callable[[int], None] | None = None,
+    oracle: Oracle | None = None,
 ) -> AutoscalerCampaign:
-    """Check ``examples`` generated cases; see the module docstring."""
+    """Check ``examples`` generated cases; see the module docstring. With ``oracle``, the real
+    kube-scheduler also answers every template question (rows ``…@real``)."""
     result = AutoscalerCampaign(seed=seed)
     strategy = autoscaler_cases(max_nodes=max_nodes, max_pods=max_pods)
     start = time.perf_counter()
@@ -181,9 +202,13 @@ def run_autoscaler_campaign(
         if inputs is None:
             result.invalid += 1
             return
-        check = compare(*inputs)
+        check = compare(*inputs, oracle=oracle)
         result.examples += 1
         _record(result, check, case)
+        if check.result is not None:
+            for prop, what in judge(*inputs, check.result).items():
+                result.properties[prop] += 1
+                result.property_cases.setdefault(prop, (case, what))
         if progress is not None:
             progress(result.examples)
 

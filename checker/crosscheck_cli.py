@@ -209,21 +209,36 @@ def _agreement_table(
 def _run_autoscaler(args: argparse.Namespace, out: TextIO) -> int:
     """The autoscaler seam's campaign: per row, comparisons and disagreements; the rules no
     cluster exercised; each disagreeing row's shrunk case (its flags and both values)."""
-    from schedspec.checker.autoscaler_campaign import run_autoscaler_campaign, run_parallel
+    from schedspec.checker.autoscaler_campaign import (
+        case_flags,
+        case_yaml,
+        run_autoscaler_campaign,
+        run_parallel,
+    )
 
     if args.examples < 1 or args.jobs < 1:
         raise UsageError("--examples and --jobs must be at least 1")
     sizes = {"max_nodes": args.nodes[1], "max_pods": args.pods[1]}
-    if args.jobs == 1:
+    if args.oracle:
+        from schedspec.checker.oracle import Oracle
+
+        if args.jobs != 1:
+            raise UsageError("--seam autoscaler --oracle kube runs in one process (--jobs 1)")
+        with Oracle() as oracle:
+            result = run_autoscaler_campaign(
+                args.examples, args.seed, shrink=False, oracle=oracle, **sizes
+            )
+    elif args.jobs == 1:
         result = run_autoscaler_campaign(
             args.examples, args.seed, shrink=not args.no_shrink, **sizes
         )
     else:
         result = run_parallel(args.examples, args.seed, args.jobs, **sizes)
+    failed = bool(result.disagreeing) or result.bugs > 0
     if args.json:
         json.dump(result.as_json(), out, indent=2)
         out.write("\n")
-        return 1 if result.disagreeing else 0
+        return 1 if failed else 0
     rate = result.examples / result.seconds if result.seconds else 0.0
     out.write(f"crosscheck autoscaler: {result.examples} clusters with node groups "
               f"({result.invalid} invalid draws skipped), seed {result.seed}, "
@@ -236,9 +251,14 @@ def _run_autoscaler(args: argparse.Namespace, out: TextIO) -> int:
     out.write(f"\nrules exercised: {len(result.covered)}; not exercised: "
               f"{', '.join(missing) if missing else 'none'}\n")  # fmt: skip
     out.write(f"{sum(result.disagreeing.values())} disagreement(s)\n")
+    if result.property_cases:
+        out.write("\ndecision properties (impl's scheduler run after the loop; a finding is CA's "
+                  "own behaviour, a bug breaks CA's rules):\n")  # fmt: skip
+    for prop, (case, what) in sorted(result.property_cases.items()):
+        kind = "bug" if prop in ("group above max", "group below min") else "finding"
+        out.write(f"  {kind}: {prop} — {result.properties[prop]} cluster(s); first: {what}\n")
+        out.write(f"    schedspec autoscale cluster.yaml {' '.join(case_flags(case))}\n")
     for row, (case, d) in sorted(result.first.items()):
-        from schedspec.checker.autoscaler_campaign import case_flags, case_yaml
-
         out.write(f"\n{row}: {d}\nschedspec autoscale cluster.yaml {' '.join(case_flags(case))}\n")
         out.write(case_yaml(case))
-    return 1 if result.disagreeing else 0
+    return 1 if failed else 0

@@ -1,18 +1,21 @@
 """The cluster after the plan: ``grown_cluster`` adds the planned nodes, ``shrunk_cluster``
 removes the removable ones, so impl's scheduler can be run on the result.
 
-Both rebuild the cluster through ``schedspec.cluster.from_objects``, so what they return is
-validated like any input.
+Both build on the loaded cluster: its objects were validated and admitted once (priorities
+resolved from their classes), and new ones are copies of validated objects, so nothing is loaded
+a second time — a second admission would judge the admitted fields as if a user had written them.
 """
 
 from __future__ import annotations
 
 import copy
+import dataclasses
+import uuid
 from collections.abc import Mapping
 from typing import Any
 
 from schedspec.autoscaling import Autoscaling
-from schedspec.cluster import Cluster, from_objects
+from schedspec.cluster import Cluster
 from schedspec.impl.autoscaler import podutil
 from schedspec.impl.autoscaler.context import HOSTNAME
 from schedspec.impl.autoscaler.results import AutoscalerResult
@@ -22,20 +25,11 @@ __all__ = ["grown_cluster", "shrunk_cluster"]
 Obj = dict[str, Any]
 
 
-def _objects(cluster: Cluster) -> list[Obj]:
-    out: list[Obj] = []
-    for group in (cluster.namespaces, cluster.priority_classes, cluster.nodes, cluster.pdbs):
-        out.extend(copy.deepcopy(list(group)))
-    if cluster.scheduler_config is not None:
-        out.append(copy.deepcopy(cluster.scheduler_config))
-    return out
-
-
 def _new_node(template: Mapping[str, Any], name: str) -> Obj:
     node: Obj = copy.deepcopy(dict(template))
     meta = node.setdefault("metadata", {})
     meta["name"] = name
-    meta.pop("uid", None)
+    meta["uid"] = str(uuid.uuid5(uuid.NAMESPACE_URL, f"schedspec/Node/{name}"))
     meta["labels"] = {**(meta.get("labels") or {}), HOSTNAME: name}
     return node
 
@@ -44,7 +38,9 @@ def _new_pod(pod: Mapping[str, Any], node: str) -> Obj:
     copied: Obj = copy.deepcopy(dict(pod))
     meta = copied.setdefault("metadata", {})
     meta["name"] = f"{meta.get('name', 'pod')}-{node}"
-    meta.pop("uid", None)
+    meta["uid"] = str(
+        uuid.uuid5(uuid.NAMESPACE_URL, f"schedspec/Pod/{meta.get('namespace')}/{meta['name']}")
+    )
     copied.setdefault("spec", {})["nodeName"] = node
     return copied
 
@@ -53,28 +49,28 @@ def grown_cluster(cluster: Cluster, autoscaling: Autoscaling, result: Autoscaler
     """``cluster`` plus, per planned group, ``to − from`` copies of its template named
     ``<template name>-<i>`` (i = 1, 2, …; ``kubernetes.io/hostname`` set) with the template's
     DaemonSet/mirror pods copied onto each (named ``<pod>-<node>``)."""
-    objects = _objects(cluster)
-    objects.extend(copy.deepcopy(list(cluster.pods)))
+    nodes, pods = list(cluster.nodes), list(cluster.pods)
     by_name = {g.name: g for g in autoscaling.groups}
     for group_name, (before, after) in result.scale_up.plan.items():
         group = by_name[group_name]
         base = group.template["metadata"]["name"]
         for i in range(1, after - before + 1):
             name = f"{base}-{i}"
-            objects.append(_new_node(group.template, name))
-            objects.extend(_new_pod(p, name) for p in group.template_pods)
-    return from_objects(objects, source="<grown cluster>")
+            nodes.append(_new_node(group.template, name))
+            pods.extend(_new_pod(p, name) for p in group.template_pods)
+    return dataclasses.replace(cluster, nodes=tuple(nodes), pods=tuple(pods))
 
 
 def shrunk_cluster(cluster: Cluster, result: AutoscalerResult) -> Cluster:
     """``cluster`` without the removable nodes: their DaemonSet, mirror, terminal and
     long-terminating pods are dropped, every other pod on them is unbound (pending again)."""
     gone = set(result.scale_down.removable())
-    objects = [n for n in _objects(cluster) if not _is_gone_node(n, gone)]
+    nodes = [n for n in cluster.nodes if n["metadata"]["name"] not in gone]
+    pods: list[Any] = []
     for pod in cluster.pods:
         node = (pod.get("spec") or {}).get("nodeName")
         if node not in gone:
-            objects.append(copy.deepcopy(pod))
+            pods.append(pod)
             continue
         phase = (pod.get("status") or {}).get("phase")
         if podutil.is_daemonset_pod(pod) or podutil.is_mirror_pod(pod):
@@ -84,9 +80,5 @@ def shrunk_cluster(cluster: Cluster, result: AutoscalerResult) -> Cluster:
         unbound: Obj = copy.deepcopy(pod)
         del unbound["spec"]["nodeName"]
         unbound["status"] = {"phase": "Pending"}
-        objects.append(unbound)
-    return from_objects(objects, source="<shrunk cluster>")
-
-
-def _is_gone_node(obj: Mapping[str, Any], gone: set[str]) -> bool:
-    return obj.get("kind") == "Node" and obj["metadata"]["name"] in gone
+        pods.append(unbound)
+    return dataclasses.replace(cluster, nodes=tuple(nodes), pods=tuple(pods))

@@ -1,0 +1,103 @@
+"""The real kube-scheduler as the third witness of the autoscaler's template check.
+
+cluster-autoscaler asks its embedded scheduler framework one question per (pod, node group):
+does the pod pass PreFilter and Filter on a new node of the group, in the cluster as CA simulates
+it (``core/scaleup/orchestrator/orchestrator.go`` SchedulablePodGroups)? This module poses the
+same question to the real kube-scheduler v1.34 through the oracle (``checker/oracle.py``): a
+cluster made of the simulated world — the bound pods CA keeps (not terminal, not expendable), the
+nominated pods on their nodes, the pending pods filter-out-schedulable placed — plus the group's
+template node with its DaemonSet/mirror pods, and the one pending pod asked about (its nomination
+cleared, so no nominated-pods pass changes the answer: CA runs none). The framework's verdict on
+the template node is the real answer.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from schedspec.autoscaling import Autoscaling, NodeGroup
+from schedspec.checker.oracle import Oracle, cluster_json
+from schedspec.cluster import Cluster, object_key
+from schedspec.impl.autoscaler.results import AutoscalerResult
+
+__all__ = ["RealVerdict", "real_template_verdicts", "template_question"]
+
+
+@dataclass(frozen=True)
+class RealVerdict:
+    accepted: bool
+    plugin: str | None  # the first rejecting Filter plugin; "PreFilter" when PreFilter failed
+    reasons: tuple[str, ...]
+
+
+def _terminal(pod: Mapping[str, Any]) -> bool:
+    return (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed")
+
+
+def template_question(
+    cluster: Cluster,
+    autoscaling: Autoscaling,
+    result: AutoscalerResult,
+    group: NodeGroup,
+    pod_key: str,
+) -> dict[str, Any]:
+    """The oracle request body: CA's simulated world, the group's template node, the pod."""
+    cutoff = autoscaling.options.expendable_pods_priority_cutoff
+    up = result.scale_up
+    pods: list[dict[str, Any]] = []
+    for pod in cluster.pods:
+        key = object_key(pod)
+        node = pod["spec"].get("nodeName") or ""
+        if key == pod_key:
+            asked = copy.deepcopy(pod)
+            asked.setdefault("status", {}).pop("nominatedNodeName", None)
+            pods.append(asked)
+            continue
+        if not node and key in up.placed_existing:
+            node = up.placed_existing[key]
+        elif not node and up.dropped.get(key) == "nominated":
+            node = pod["status"]["nominatedNodeName"]
+        if not node or _terminal(pod) or int(pod["spec"].get("priority", 0)) < cutoff:
+            continue
+        placed = copy.deepcopy(pod)
+        placed["spec"]["nodeName"] = node
+        placed.setdefault("status", {}).pop("nominatedNodeName", None)
+        pods.append(placed)
+    pods += [copy.deepcopy(dict(p)) for p in group.template_pods]
+    body = cluster_json(cluster)
+    body["nodes"] = [*cluster.nodes, dict(group.template)]
+    body["pods"] = pods
+    return body
+
+
+def _verdict(answer: Mapping[str, Any], node: str) -> RealVerdict:
+    prefilter = (answer.get("prefilter_verdict") or {}).get("status") or {}
+    if prefilter and prefilter.get("code") not in (None, "Success", "Skip"):
+        return RealVerdict(False, "PreFilter", tuple(prefilter.get("reasons") or ()))
+    for row in answer.get("nodes", []):
+        if row["node"] == node:
+            verdict = row["verdict"]
+            if verdict["code"] == "Success":
+                return RealVerdict(True, None, ())
+            return RealVerdict(False, verdict.get("plugin"), tuple(verdict.get("reasons") or ()))
+    raise KeyError(f"the oracle did not judge node {node}")
+
+
+def real_template_verdicts(
+    oracle: Oracle, cluster: Cluster, autoscaling: Autoscaling, result: AutoscalerResult
+) -> dict[tuple[str, str], RealVerdict]:
+    """(pod, group) ↦ the real scheduler's verdict, for every unschedulable pod and every group
+    the skip checks left valid."""
+    out: dict[tuple[str, str], RealVerdict] = {}
+    for group in autoscaling.groups:
+        verdicts = result.scale_up.groups.get(group.name)
+        if verdicts is None or verdicts.skip_reason:
+            continue
+        for key in result.scale_up.unschedulable:
+            body = template_question(cluster, autoscaling, result, group, key)
+            answer = oracle.filter(body, key)
+            out[(key, group.name)] = _verdict(answer, group.template["metadata"]["name"])
+    return out
