@@ -14,6 +14,7 @@ the template node is the real answer.
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -66,7 +67,11 @@ def template_question(
         placed["spec"]["nodeName"] = node
         placed.setdefault("status", {}).pop("nominatedNodeName", None)
         pods.append(placed)
-    pods += [copy.deepcopy(dict(p)) for p in group.template_pods]
+    for pod in group.template_pods:  # copies of the example node's: named apart, as CA does
+        copied = copy.deepcopy(dict(pod))
+        copied["metadata"]["name"] += "-template"
+        copied["metadata"]["uid"] = f"{copied['metadata'].get('uid', '')}-template"
+        pods.append(copied)
     body = cluster_json(cluster)
     body["nodes"] = [*cluster.nodes, dict(group.template)]
     body["pods"] = pods
@@ -82,8 +87,20 @@ def _verdict(answer: Mapping[str, Any], node: str) -> RealVerdict:
             verdict = row["verdict"]
             if verdict["code"] == "Success":
                 return RealVerdict(True, None, ())
-            return RealVerdict(False, verdict.get("plugin"), tuple(verdict.get("reasons") or ()))
+            reasons = tuple(verdict.get("reasons") or ())
+            return RealVerdict(False, verdict.get("plugin") or _narrowed_by(reasons), reasons)
     raise KeyError(f"the oracle did not judge node {node}")
+
+
+def _narrowed_by(reasons: tuple[str, ...]) -> str | None:
+    """The plugin whose PreFilter result left the node out: the framework's status for such a
+    node names no plugin, only "node(s) didn't satisfy plugin(s) [NodeAffinity]" (and CA's
+    ``Reasons()`` is empty then); the spec and impl name the Filter that rejects it."""
+    for reason in reasons:
+        found = re.search(r"didn't satisfy plugin\(s\) \[(\w+)\]", reason)
+        if found:
+            return found.group(1)
+    return None
 
 
 def real_template_verdicts(

@@ -30,6 +30,6 @@ def test_example_templates_three_ways(oracle: Oracle) -> None:
 
 
 def test_generated_templates_three_ways(oracle: Oracle) -> None:
-    result = run_autoscaler_campaign(40, seed=11, shrink=False, oracle=oracle)
+    result = run_autoscaler_campaign(80, seed=11, shrink=False, oracle=oracle)
     assert result.compared["TemplateAccepts@real"] > 20
     assert result.first == {}, [str(d) for _, d in result.first.values()]
