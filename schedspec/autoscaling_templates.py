@@ -10,10 +10,10 @@ every name; schedspec does not):
   (:func:`template_name`), ``kubernetes.io/hostname`` set to that name, ``spec.unschedulable``
   dropped and the taints CA strips (:func:`sanitized_taints`) removed; everything else, status
   (``capacity``, ``allocatable``, ``images``, conditions) and annotations included, is kept, as CA
-  keeps it (a copy of a node annotated ``scale-down-disabled`` carries that annotation). Its pods are copies of
-  the DaemonSet pods (a controller ownerReference of kind DaemonSet) and mirror pods (annotation
-  ``kubernetes.io/config.mirror``) bound to that node and not being deleted, with the same names,
-  new uids and ``spec.nodeName`` set to the template.
+  keeps it (a copy of a node annotated ``scale-down-disabled`` carries that annotation). Its pods
+  are copies of the DaemonSet pods (a controller ownerReference of kind DaemonSet) and mirror pods
+  (annotation ``kubernetes.io/config.mirror``) bound to that node and not being deleted, with the
+  same names, new uids and ``spec.nodeName`` set to the template.
 - :func:`from_annotations` — a Cluster API group with no node: the scale-from-zero annotations
   (``capacity.cluster-autoscaler.kubernetes.io/…``, :func:`zero_template`) give capacity =
   allocatable, labels and taints. Its pods are those of the input's DaemonSets that would run on

@@ -85,7 +85,7 @@ def test_example_text_names_the_plan_and_ca_wording(capsys: pytest.CaptureFixtur
     code, out, _ = run(capsys, "autoscale", EXAMPLE, *FLAGS)
     assert code == 0
     assert "plan: compute-c5-2xlarge 2 → 3 (max 3)" in out
-    assert "pod didn't trigger scale-up: 2 node(s) had untolerated taint(s), 1 node(s) didn't" in out
+    assert "pod didn't trigger scale-up: 2 node(s) had untolerated taint(s), 1 node(s)" in out
     assert "not enough pod disruption budget to move shop/checkout-api-6f8d7c5b4-bhbg5" in out
     assert "batch/video-transcode-29331852-rjv68 → template-node-for-compute-c5-2xlarge-1" in out
 

@@ -196,8 +196,8 @@ def test_eval_bad_manifest(
         (["eval", "missing.yaml"], "schedspec eval: missing.yaml: cannot read: "),
         (
             ["eval", "--spec", "nosuch", str(EXAMPLES / "gpu-pool.yaml")],
-            "schedspec eval: nosuch: no such spec file (bundled specs: autoscaler, kube, scheduler, "
-            "textbook)",
+            "schedspec eval: nosuch: no such spec file "
+            "(bundled specs: autoscaler, kube, scheduler, textbook)",
         ),
         (
             ["eval", "--pod", "ml/nope", str(EXAMPLES / "gpu-pool.yaml")],

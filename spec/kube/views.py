@@ -76,8 +76,8 @@ VIEWS: dict[str, View] = {
             fields=autoscaler_view.FIELDS,
             enums=autoscaler_view.ENUMS,
             constants=frozenset(
-                {"Pods", "Nodes", "PodsOn", "NamespaceLabels", "PDBs", "Now", "Groups", "Options",
-                 "Order", "Clock"}
+                {"Pods", "Nodes", "PodsOn", "NamespaceLabels", "PDBs", "Now"}
+                | {"Groups", "Options", "Order", "Clock"}
             ),
             name="autoscaler view",
         ),

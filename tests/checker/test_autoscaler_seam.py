@@ -42,7 +42,8 @@ def test_a_one_token_bug_in_impl_is_found(monkeypatch: pytest.MonkeyPatch) -> No
     real = context.AutoscalingContext.is_expendable
 
     def inclusive(self: context.AutoscalingContext, obj: object) -> bool:
-        return bool(real(self, obj)) or _priority(obj) == self.autoscaling.options.expendable_pods_priority_cutoff
+        cutoff = self.autoscaling.options.expendable_pods_priority_cutoff
+        return bool(real(self, obj)) or _priority(obj) == cutoff
 
     monkeypatch.setattr(context.AutoscalingContext, "is_expendable", inclusive)
     result = run_autoscaler_campaign(300, seed=3, shrink=False)
