@@ -46,9 +46,8 @@ def estimate(
         with_pods.add(node)
         placements[pod.key] = node
 
-    new: set[str] = set()
     for pod in order_pods(pods, template, world):
-        node = ctx.checker.first_fit(sim, pod, new.__contains__) if new_nodes else None
+        node = ctx.checker.first_fit(sim, pod, among=new_nodes) if new_nodes else None
         if node is not None:
             place(pod, node)
             continue
@@ -63,7 +62,6 @@ def estimate(
         copy, template_pods = ctx.template(group, name)
         sim.add_node(copy, template_pods)
         new_nodes.append(name)
-        new.add(name)
         if ctx.checker.check(sim, pod, name) is None:
             place(pod, name)
     return Estimate(len(with_pods), tuple(placements), placements)

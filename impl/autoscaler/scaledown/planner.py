@@ -59,22 +59,40 @@ def _drain(
     return get_pods_to_move(world.pods_on(name), raw_of, ctx.options, pdbs, ctx.now)
 
 
+class _Destinations:
+    """The nodes pods may move to: all but those found removable (a flag per node of the
+    world, in its order, for ``first_fit``'s ``where``; the world's nodes stay the same)."""
+
+    def __init__(self, world: ClusterSnapshot) -> None:
+        self._spot = {n: i for i, n in enumerate(world.node_names())}
+        self._open = [True] * len(self._spot)
+
+    def close(self, name: str) -> None:
+        self._open[self._spot[name]] = False
+
+    def but(self, name: str) -> list[bool]:
+        """The open nodes other than ``name``."""
+        flags = list(self._open)
+        flags[self._spot[name]] = False
+        return flags
+
+
 def _find_places(
     ctx: AutoscalingContext,
     world: ClusterSnapshot,
     name: str,
     pods: tuple[Pod, ...],
-    removed: set[str],
+    open_nodes: _Destinations,
 ) -> tuple[ClusterSnapshot, dict[str, str], Pod | None]:
-    """A fork with ``pods`` moved off ``name``; the destinations; the first pod with no place."""
+    """A fork with ``pods`` moved off ``name``; the destinations (not ``name``, not a node
+    already found removable); the first pod with no place."""
     sim = world.fork()
     for pod in pods:
         sim.remove_pod(pod, name)
     destinations: dict[str, str] = {}
+    where = open_nodes.but(name)
     for pod in pods:
-        target = ctx.checker.first_fit(
-            sim, pod.assigned_to(""), lambda n: n != name and n not in removed
-        )
+        target = ctx.checker.first_fit(sim, pod.assigned_to(""), where=where)
         if target is None:
             return sim, destinations, pod
         sim.add_pod(pod, target)
@@ -106,7 +124,7 @@ def scale_down(ctx: AutoscalingContext, world: ClusterSnapshot) -> ScaleDownResu
     }
     order = sorted(candidates, key=lambda n: (n not in empty, n))
     pdbs = RemainingPdbTracker(ctx.cluster.pdbs)
-    removed: set[str] = set()
+    open_nodes = _Destinations(world)
     moved: dict[str, _Moved] = {}
     for name in order:
         util = utils.get(name)
@@ -115,7 +133,7 @@ def scale_down(ctx: AutoscalingContext, world: ClusterSnapshot) -> ScaleDownResu
             blocking = (drain.blocking.pod, drain.blocking.reason)
             verdicts[name] = _unremovable(util, BLOCKED_BY_POD, drain.blocking.message, blocking)
             continue
-        sim, destinations, stuck = _find_places(ctx, world, name, drain.pods_to_move, removed)
+        sim, destinations, stuck = _find_places(ctx, world, name, drain.pods_to_move, open_nodes)
         if stuck is not None:
             total = len(drain.pods_to_move)
             message = (
@@ -126,7 +144,7 @@ def scale_down(ctx: AutoscalingContext, world: ClusterSnapshot) -> ScaleDownResu
             verdicts[name] = _unremovable(util, NO_PLACE_TO_MOVE_PODS, message, pods=keys)
             continue
         world = sim  # commit: later nodes see the moved pods
-        removed.add(name)
+        open_nodes.close(name)
         pdbs.remove_pods(drain.pods_to_move)
         moved[name] = _Moved(drain.pods_to_move, destinations)
     _removable_at(ctx, order, moved, utils, verdicts)
