@@ -275,3 +275,12 @@ def case_yaml(case: AutoscalerCase) -> str:
     from schedspec.checker.minimise import to_yaml
 
     return to_yaml(case.objects)
+
+
+def mutation_killer(examples: int, seed: int) -> list[str]:
+    """A mutation-bench killer (``bench/mutation_autoscaler.py``): the seam campaign's
+    disagreements and the decision properties' bugs, as lines (none: the mutant survived)."""
+    result = run_autoscaler_campaign(examples, seed, shrink=False)
+    problems = [str(d) for _, d in result.first.values()]
+    problems += [f"{p}: {what}" for p, (_, what) in result.property_cases.items() if p in BUGS]
+    return problems
