@@ -52,6 +52,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     au.add_argument("--cores-total", metavar="MIN:MAX")
     au.add_argument("--memory-total", metavar="MIN:MAX", help="in GiB, as CA's flag")
     au.add_argument("--balance-similar-node-groups", action="store_true")
+    au.add_argument("--balancing-ignore-label", action="append", default=[], metavar="KEY",
+                    help="a label similar groups may differ in (repeatable; --node-group-label's "
+                    "key is one)")  # fmt: skip
     au.add_argument("--scale-down-utilization-threshold", metavar="F")
     au.add_argument(
         "--price",
@@ -77,6 +80,10 @@ def _inputs(args: argparse.Namespace) -> tuple[Cluster, Autoscaling]:
         memory_total=args.memory_total,
         balance_similar_node_groups=args.balance_similar_node_groups,
         scale_down_utilization_threshold=args.scale_down_utilization_threshold,
+        balancing_ignore_labels=[
+            *([args.node_group_label] if args.node_group_label else []),
+            *args.balancing_ignore_label,
+        ],
     )
     autoscaling = node_groups(
         cluster,

@@ -8,8 +8,7 @@ campaign can say which rules it never reached instead of passing silently.
 Declared differences (``docs/autoscaler.md``): the ``random`` expander and a chain's final random
 pick — impl's choice must be one of the spec's best options; the ``price`` expander keeps every
 option in the spec (it needs a pricing model), so impl's price-ranked choice is only checked to be
-an option; balancing between similar groups is impl's alone, so the plan is compared only for
-the chosen group when ``--balance-similar-node-groups`` is off.
+an option. The plan (caps, then the split between similar groups) is compared for impl's choice.
 """
 
 from __future__ import annotations
@@ -45,7 +44,7 @@ AUTOSCALER_SEAM: Mapping[str, str] = {
     "EstimatedNode": "estimator/binpacking: which new node each pod went to",
     "ScaleUpOptions": "options with a node and a pod",
     "BestOptions": "the expander chain (impl's pick must be one)",
-    "PlannedNodes": "the chosen group's new nodes after the caps",
+    "Plan": "the caps, then BalanceScaleUpBetweenGroups over the similar groups",
     "ScaleDownReason": "scale-down eligibility, drain, placement and min size",
     "ScaleDownBlocker": "the pod blocking a drain and its BlockingPodReason",
     "ScaleDownMoves": "where a removable node's pods go",
@@ -179,14 +178,12 @@ def _scale_up(
     if up.chosen is not None:
         check.same("BestOptions", "chosen ∈ best", True, up.chosen in (best or options))
         check.cover(f"expander chose among {min(len(best), 3)}" + ("+" if len(best) >= 3 else ""))
-        if not autoscaling.options.balance_similar_node_groups:
-            group = world.groups[up.chosen]
-            planned = int(call("PlannedNodes", group))
-            impl_plan = up.plan.get(up.chosen)
-            check.same(
-                "PlannedNodes", up.chosen, planned, impl_plan[1] - impl_plan[0] if impl_plan else 0
-            )
-            check.cover("plan" if planned else "plan capped to nothing")
+        group = world.groups[up.chosen]
+        plan = {str(x[0]): (int(x[1]), int(x[2])) for x in call("Plan", group)}
+        check.same("Plan", up.chosen, plan, dict(up.plan))
+        check.cover("plan" if plan else "plan capped to nothing")
+        if set(plan) - {up.chosen}:
+            check.cover("plan balanced over similar groups")
     elif options:
         check.same("BestOptions", "a choice", "one of " + ",".join(sorted(best)), None)
 

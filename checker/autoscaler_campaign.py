@@ -63,6 +63,7 @@ RULES = (
     "expander chose among 1",
     "expander chose among 2",
     "plan",
+    "plan balanced over similar groups",
     "scale-down:removable",
     "scale-down:NotAutoscaled",
     "scale-down:NodeGroupMinSizeReached",
@@ -146,6 +147,8 @@ def case_flags(case: AutoscalerCase) -> list[str]:
         flags.append(f"--max-nodes-total={case.max_nodes_total}")
     if case.cores_total:
         flags.append(f"--cores-total={case.cores_total}")
+    if case.balance:
+        flags.append("--balance-similar-node-groups")
     return flags
 
 
@@ -158,6 +161,8 @@ def inputs_of(case: AutoscalerCase) -> tuple[Cluster, Autoscaling] | None:
             expander=case.expander,
             max_nodes_total=case.max_nodes_total,
             cores_total=case.cores_total,
+            balance_similar_node_groups=case.balance,
+            balancing_ignore_labels=(GROUP_LABEL,),
         )
         return cluster, node_groups(
             cluster, nodes=case.nodes_flags, node_group_label=GROUP_LABEL, options=options

@@ -124,6 +124,11 @@ class AutoscalingOptions:
     ignore_daemonsets_utilization: bool = False
     max_node_provision_time: int = 900
     namespace: str = "kube-system"  # --namespace: where the priority expander's ConfigMap lives
+    # --balancing-ignore-label (repeatable): labels that may differ between similar groups, on top
+    # of CA's basic list; a provider's own group label (eks.amazonaws.com/nodegroup, …) belongs
+    # here, as CA's provider comparators ignore it — `schedspec autoscale` adds
+    # --node-group-label's key.
+    balancing_ignore_labels: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -169,6 +174,7 @@ def parse_options(
     skip_nodes_with_custom_controller_pods: bool = True,
     ignore_daemonsets_utilization: bool = False,
     namespace: str | None = None,
+    balancing_ignore_labels: Sequence[str] = (),
 ) -> AutoscalingOptions:
     """CA's flags as given on the command line (None: the flag is absent, CA's default). Each
     parameter is the flag of the same name with ``-`` for ``_``; durations are Go durations
@@ -207,6 +213,7 @@ def parse_options(
             given[name] = _duration("--" + name.replace("_", "-"), text)
     if namespace is not None:
         given["namespace"] = _namespace(namespace)
+    given["balancing_ignore_labels"] = tuple(balancing_ignore_labels)
     return AutoscalingOptions(**given)
 
 

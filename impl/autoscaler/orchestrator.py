@@ -23,6 +23,7 @@ from schedspec.impl.autoscaler import expander, podutil
 from schedspec.impl.autoscaler.context import AutoscalingContext
 from schedspec.impl.autoscaler.estimator import EstimationLimiter, estimate
 from schedspec.impl.autoscaler.nodegroupset import (
+    BASIC_IGNORED_LABELS,
     ScaleUpInfo,
     balance_scale_up_between_groups,
     is_similar,
@@ -136,7 +137,8 @@ def _similar_groups(
         if g.name == chosen.name or not mine <= accepted[g.name]:
             continue
         _, pods = ctx.template(g)
-        if is_similar(chosen.template, chosen_pods, g.template, pods):
+        ignored = BASIC_IGNORED_LABELS | frozenset(ctx.options.balancing_ignore_labels)
+        if is_similar(chosen.template, chosen_pods, g.template, pods, ignored):
             out.append(g)
     return out
 
@@ -207,9 +209,10 @@ def scale_up(
         fits = [p for p in pods if p.key in accepted[group.name]]
         if not fits:
             continue
-        limiter = EstimationLimiter(
-            group.max_size - group.target_size, ctx.options.max_nodes_total, len(ctx.nodes)
-        )
+        # sng_capacity_threshold.go: the room of the group and of its similar groups
+        similar = _similar_groups(ctx, group, valid, accepted)
+        room = sum(max(g.max_size - g.target_size, 0) for g in (group, *similar))
+        limiter = EstimationLimiter(room, ctx.options.max_nodes_total, len(ctx.nodes))
         est = estimate(ctx, world, group, fits, limiter)
         groups[group.name] = GroupResult(template=groups[group.name].template, estimate=est)
         if est.node_count > 0 and est.pods:

@@ -198,9 +198,10 @@ PackOrder(g) ≝
                           ∧ ∨ Priority(a) > Priority(b)
                             ∨ Priority(a) = Priority(b) ∧ PodBefore(a, b))
 
-\* How many new nodes of g the limiter allows.
+\* How many new nodes of g the limiter allows (the room of g and, with
+\* --balance-similar-node-groups, of its similar groups).
 NodeLimit(g) ≝
-  LET sng     ≝ g.max - g.target
+  LET sng     ≝ Sum(LAMBDA h : Max({h.max - h.target, 0}), {g} ∪ SimilarGroups(g))
       cluster ≝ Options.maxNodesTotal - Cardinality(Nodes)
   IN  IF sng ≤ 0 ∨ (Options.maxNodesTotal > 0 ∧ cluster ≤ 0) THEN 0
       ELSE Min({Options.maxNodesPerScaleUp, sng} ∪ (IF Options.maxNodesTotal > 0 THEN {cluster} ELSE {}))
@@ -284,6 +285,86 @@ BestOptions ≝
            ScaleUpOptions, Options.expanders)
 
 \* ======================================================================
+\* Similar node groups, with --balance-similar-node-groups.
+\* upstream: processors/nodegroupset/compare_nodegroups.go
+\* (IsCloudProviderNodeInfoSimilar, BasicIgnoredLabels), orchestrator.go
+\* (ComputeSimilarNodeGroups: valid groups that take every pod g takes).
+\* "Within r": larger − smaller ≤ larger · r, exactly (upstream: float64).
+\* ======================================================================
+
+Within(a, b, num, den) ≝ den * (Max({a, b}) - Min({a, b})) ≤ num * Max({a, b})
+
+BalancingIgnoredLabels ≝
+  {"kubernetes.io/hostname", "failure-domain.beta.kubernetes.io/zone",
+   "failure-domain.beta.kubernetes.io/region", "topology.kubernetes.io/zone",
+   "topology.kubernetes.io/region", "beta.kubernetes.io/fluentd-ds-ready",
+   "kops.k8s.io/instancegroup"}
+
+KeptLabels(n) ≝
+  [k ∈ DOMAIN Labels(n) \ (BalancingIgnoredLabels ∪ Options.balancingIgnoreLabels) ↦ Labels(n)[k]]
+
+\* Allocatable less the template pods' requests, for every resource requested.
+TemplateFree(g) ≝
+  LET names ≝ {"cpu", "memory", "ephemeral-storage"} ∪ {r : q ∈ g.templatePods, r ∈ DOMAIN Requests(q)}
+  IN  [r ∈ names ↦ Allocatable(g.template, r) - Sum(LAMBDA q : Get(Requests(q), r), g.templatePods)]
+
+Similar(g, h) ≝
+  LET ca ≝ g.template.status.capacity
+      cb ≝ h.template.status.capacity
+      aa ≝ g.template.status.allocatable
+      ab ≝ h.template.status.allocatable
+      fa ≝ TemplateFree(g)
+      fb ≝ TemplateFree(h)
+  IN  ∧ DOMAIN ca = DOMAIN cb
+      ∧ ∀ r ∈ DOMAIN ca : IF r = "memory" THEN Within(ca[r], cb[r], 15, 1000) ELSE ca[r] = cb[r]
+      ∧ DOMAIN aa = DOMAIN ab
+      ∧ ∀ r ∈ DOMAIN aa : Within(aa[r], ab[r], 5, 100)
+      ∧ ∀ r ∈ DOMAIN fa ∩ DOMAIN fb : Within(fa[r], fb[r], 5, 100)
+      ∧ KeptLabels(g.template) = KeptLabels(h.template)
+
+Accepted(g) ≝ {p ∈ UnschedulablePods : TemplateAccepts(p, g)}
+
+SimilarGroups(g) ≝
+  IF ¬Options.balance THEN {}
+  ELSE {h ∈ ValidGroups : h ≠ g ∧ Accepted(g) ⊆ Accepted(h) ∧ Similar(g, h)}
+
+\* BalanceScaleUpBetweenGroups (balancing_processor.go), step by step: the
+\* groups below max, by size (stable: the chosen group first, then by name);
+\* a node to the group at the cursor if below its max, else that group is
+\* swapped to the front and left out; the cursor moves on while its group
+\* outgrows the next one, else back to the first open place.
+SetAt(s, k, v) ≝ [i ∈ DOMAIN s ↦ IF i = k THEN v ELSE s[i]]
+
+Swapped(s, a, b) ≝ [i ∈ DOMAIN s ↦ IF i = a THEN s[b] ELSE IF i = b THEN s[a] ELSE s[i]]
+
+BalanceStep(st) ≝
+  LET c    ≝ st.arr[st.cur]
+      grow ≝ c.size < c.max
+      arr  ≝ IF grow THEN SetAt(st.arr, st.cur, [name ↦ c.name, from ↦ c.from, size ↦ c.size + 1, max ↦ c.max])
+              ELSE Swapped(st.arr, st.cur, st.start)
+      start ≝ IF grow THEN st.start ELSE st.start + 1
+      left ≝ IF grow THEN st.left - 1 ELSE st.left
+      cur  ≝ IF st.cur < Cardinality(DOMAIN arr) ∧ arr[st.cur].size > arr[st.cur + 1].size THEN st.cur + 1 ELSE start
+  IN  [arr ↦ arr, start ↦ start, cur ↦ cur, left ↦ left]
+
+BalanceOrder(g, S) ≝
+  SortSet(S, LAMBDA a, b : ∨ a.target < b.target
+                          ∨ ∧ a.target = b.target
+                            ∧ ∨ a = g
+                              ∨ a ≠ g ∧ b ≠ g ∧ Order.groups[a.name] < Order.groups[b.name])
+
+BalancedPlan(g, new) ≝
+  LET open  ≝ {h ∈ {g} ∪ SimilarGroups(g) : h.target < h.max}
+      n     ≝ Min({new, Sum(LAMBDA h : h.max - h.target, open)})
+      ord   ≝ BalanceOrder(g, open)
+      arr   ≝ [i ∈ DOMAIN ord ↦ [name ↦ ord[i].name, from ↦ ord[i].target,
+                                  size ↦ ord[i].target, max ↦ ord[i].max]]
+      done  ≝ FoldLeft(LAMBDA st, k : IF st.left > 0 ∧ k > 0 THEN BalanceStep(st) ELSE st,
+                       [arr ↦ arr, start ↦ 1, cur ↦ 1, left ↦ n],
+                       SortSet(1..(n + Cardinality(open)), LAMBDA a, b : a < b))
+  IN  {⟨x.name, x.from, x.size⟩ : x ∈ {x ∈ Elems(done.arr) : x.size ≠ x.from}}
+
+\* ======================================================================
 \* The plan for the chosen option g: capped by --max-nodes-total, the
 \* cores/memory left and g's max (BalanceScaleUpBetweenGroups on one group).
 \* upstream: core/scaleup/orchestrator/orchestrator.go (GetCappedNewNodeCount),
@@ -299,11 +380,17 @@ CappedByLimit(new, max, total, delta) ≝
   IF max > 0 ∧ delta > 0 ∧ new * delta > LimitLeft(max, total)
   THEN LimitLeft(max, total) ÷ delta ELSE new
 
-PlannedNodes(g) ≝
+CappedNodes(g) ≝
   LET a ≝ CappedByTotal(EstimatedNodes(g))
       b ≝ CappedByLimit(a, Options.coresMax, CoresTotal, Cores(g.template))
       c ≝ CappedByLimit(b, Options.memoryMax, MemoryTotal, MemoryBytes(g.template))
-  IN  IF Min({a, b, c}) < 1 THEN 0 ELSE Min({c, g.max - g.target})
+  IN  IF Min({a, b, c}) < 1 THEN 0 ELSE c
+
+\* The plan when g is chosen: {⟨group name, from, to⟩} for each group that grows.
+Plan(g) ≝ IF CappedNodes(g) = 0 THEN {} ELSE BalancedPlan(g, CappedNodes(g))
+
+\* The chosen group's own new nodes.
+PlannedNodes(g) ≝ Sum(LAMBDA x : x[3] - x[2], {x ∈ Plan(g) : x[1] = g.name})
 
 \* A pod no valid group's template takes did not trigger a scale-up.
 TriggersNothing(p) ≝ p ∈ UnschedulablePods ∧ ∀ g ∈ ValidGroups : ¬TemplateAccepts(p, g)

@@ -24,9 +24,9 @@ Constants, besides the scheduler view's (``Pods``, ``Nodes``, ``PodsOn``, ``Name
 - ``Options``: the flags (``expendableCutoff``, ``maxNodesTotal``, ``coresMax`` (cores),
   ``memoryMax`` (bytes), ``maxNodesPerScaleUp``, ``threshold``/``gpuThreshold`` as
   ``[num, den]``, ``skipSystemPods``, ``skipLocalStorage``, ``skipCustomControllerPods``,
-  ``expanders`` (a sequence));
-- ``Order``: ``[pods ↦ uid ↦ rank, nodes ↦ name ↦ rank]``, pods by namespace/name, nodes by name
-  (copies after every existing node, in creation order) — the orders the model fixes where
+  ``expanders`` (a sequence), ``balance``, ``balancingIgnoreLabels``);
+- ``Order``: ``[pods ↦ uid ↦ rank, nodes ↦ name ↦ rank, groups ↦ name ↦ rank]``, pods by
+  namespace/name, nodes and groups by name (copies after every existing node, in creation order) — the orders the model fixes where
   upstream's is Go map order or an unstable sort;
 - ``Clock``: CA's now, Unix seconds (:func:`schedspec.clock.ca_clock`).
 """
@@ -62,7 +62,8 @@ FIELDS: frozenset[str] = scheduler_view.FIELDS | frozenset(
         "min", "max", "target", "nodes", "template", "templatePods", "copies", "priority",
         "prioritized", "expendableCutoff", "maxNodesTotal", "coresMax", "memoryMax",
         "maxNodesPerScaleUp", "threshold", "gpuThreshold", "num", "den", "skipSystemPods",
-        "skipLocalStorage", "skipCustomControllerPods", "expanders", "pods",
+        "skipLocalStorage", "skipCustomControllerPods", "expanders", "pods", "groups", "balance",
+        "balancingIgnoreLabels",
         # the spec's own records
         "world", "placed", "left", "used", "open", "ok", "to", "budget", "removable",
         "verdicts", "moves", "size", "minned", "outcome",
@@ -180,7 +181,13 @@ def _options(a: Autoscaling) -> Fcn:
         skipLocalStorage=o.skip_nodes_with_local_storage,
         skipCustomControllerPods=o.skip_nodes_with_custom_controller_pods,
         expanders=tuple(o.expander),
+        balance=o.balance_similar_node_groups,
+        balancingIgnoreLabels=frozenset(o.balancing_ignore_labels),
     )
+
+
+def _name(group: NodeGroup) -> str:
+    return group.name
 
 
 def autoscaler_view(cluster: Cluster, autoscaling: Autoscaling) -> AutoscalerWorld:
@@ -190,8 +197,10 @@ def autoscaler_view(cluster: Cluster, autoscaling: Autoscaling) -> AutoscalerWor
     pending = len(base.pending)
     groups: dict[str, Fcn] = {}
     copy_names: list[str] = []
+    room = sum(max(0, g.max_size - g.target_size) for g in autoscaling.groups)
     for g in autoscaling.groups:
-        count = max(0, min(g.max_size - g.target_size, pending + 1))
+        own = room if autoscaling.options.balance_similar_node_groups else g.max_size - g.target_size
+        count = max(0, min(own, pending + 1))
         copies = _copies(g, count)
         copy_names += [c["metadata"]["name"] for c in copies]
         priority, prioritized = _priority(g, autoscaling.priorities)
@@ -216,6 +225,7 @@ def autoscaler_view(cluster: Cluster, autoscaling: Autoscaling) -> AutoscalerWor
             {base.pods[object_key(p)]["metadata"]["uid"]: i for i, p in enumerate(pods_by_key)}
         ),
         nodes=Fcn({name: i for i, name in enumerate([*node_names, *copy_names])}),
+        groups=Fcn({g.name: i for i, g in enumerate(sorted(autoscaling.groups, key=_name))}),
     )
     constants = {
         **base.constants,
