@@ -147,6 +147,8 @@ def case_flags(case: AutoscalerCase) -> list[str]:
         flags.append(f"--max-nodes-total={case.max_nodes_total}")
     if case.cores_total:
         flags.append(f"--cores-total={case.cores_total}")
+    if case.memory_total:
+        flags.append(f"--memory-total={case.memory_total}")
     if case.balance:
         flags.append("--balance-similar-node-groups")
     return flags
@@ -161,6 +163,7 @@ def inputs_of(case: AutoscalerCase) -> tuple[Cluster, Autoscaling] | None:
             expander=case.expander,
             max_nodes_total=case.max_nodes_total,
             cores_total=case.cores_total,
+            memory_total=case.memory_total,
             balance_similar_node_groups=case.balance,
             balancing_ignore_labels=(GROUP_LABEL,),
         )

@@ -48,6 +48,7 @@ _EXPANDERS = (
     "random",
     "least-waste,most-pods",
 )
+_CLOCK = 1_800_000_000
 _PRIORITY_CONFIG = "10:\n  - ng-a\n50:\n  - ng-[bc]\n"
 
 
@@ -61,6 +62,7 @@ class AutoscalerCase:
     max_nodes_total: int
     cores_total: str | None
     balance: bool = False
+    memory_total: str | None = None
 
 
 def autoscaler_cases(*, max_nodes: int = 5, max_pods: int = 8) -> SearchStrategy[AutoscalerCase]:
@@ -101,10 +103,11 @@ def _cases(draw: DrawFn, max_nodes: int, max_pods: int) -> AutoscalerCase:
     expander = ch.one(_EXPANDERS)
     if "priority" in expander:
         objects.append(_priority_config_map())
-    max_total = ch.one((0, 0, 0, len(nodes) + 1, len(nodes) + 2))
+    max_total = ch.one((0, 0, 0, len(nodes), len(nodes) + 1, len(nodes) + 2))
     cores = ch.one((None, None, None, "0:4", "0:8")) if twins is None else None
     balance = ch.chance(40)
-    return AutoscalerCase(objects, tuple(flags), expander, max_total, cores, balance)
+    memory = ch.one((None, None, None, "0:8", "0:24")) if twins is None else None
+    return AutoscalerCase(objects, tuple(flags), expander, max_total, cores, balance, memory)
 
 
 def _node_extras(ch: _Choices, node: Obj) -> None:
@@ -113,15 +116,19 @@ def _node_extras(ch: _Choices, node: Obj) -> None:
         meta.setdefault("annotations", {})[
             "cluster-autoscaler.kubernetes.io/scale-down-disabled"
         ] = ch.one(("true", "false"))
-    if ch.chance(5):
+    if ch.chance(8):
+        # CA's clock is the latest time the cluster records (schedspec/clock.py): the soft taint's
+        # value sets it, later than any timestamp the base strategy writes; the deletion taint is
+        # 0 s, 299 s, 300 s (CurrentlyBeingDeleted ends at 5 minutes) or long before it.
+        age = ch.one((0, 299, 300, 10_000))
         taints = node.setdefault("spec", {}).setdefault("taints", [])
-        taints.append(
-            {
-                "key": "ToBeDeletedByClusterAutoscaler",
-                "value": ch.one(("1700000000", "1699999000")),
-                "effect": "NoSchedule",
-            }
-        )
+        soft = {"key": "DeletionCandidateOfClusterAutoscaler", "value": str(_CLOCK)}
+        taints.append({**soft, "effect": "PreferNoSchedule"})
+        hard = {"key": "ToBeDeletedByClusterAutoscaler", "value": str(_CLOCK - age)}
+        taints.append({**hard, "effect": "NoSchedule"})
+    allocatable = (node.get("status") or {}).get("allocatable") or {}
+    if allocatable and ch.chance(4):  # utilization of a node with no memory allocatable: 0
+        allocatable.pop("memory", None)
 
 
 def _pod_extras(ch: _Choices, pod: Obj) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from schedspec.checker.autoscaler import AUTOSCALER_SEAM, loaded_spec
-from schedspec.checker.autoscaler_campaign import RULES, run_autoscaler_campaign
+from schedspec.checker.autoscaler_campaign import RULES, run_autoscaler_campaign, run_parallel
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -56,8 +56,9 @@ def _priority(obj: object) -> int | None:
 
 
 @pytest.mark.campaign
-@pytest.mark.parametrize("seed", [1, 2])
-def test_long_campaign_agrees_and_reaches_every_rule(seed: int) -> None:
-    result = run_autoscaler_campaign(2000, seed=seed, max_nodes=8, max_pods=10)
+@pytest.mark.parametrize(("seed", "nodes", "pods"), [(1, 5, 8), (2, 10, 10)])
+def test_long_campaign_agrees_and_reaches_every_rule(seed: int, nodes: int, pods: int) -> None:
+    result = run_parallel(10_000, seed, 2, max_nodes=nodes, max_pods=pods)
     assert result.first == {}, [str(d) for _, d in result.first.values()]
+    assert result.bugs == 0
     assert result.not_exercised == []
