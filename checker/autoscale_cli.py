@@ -56,6 +56,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                     help="a label similar groups may differ in (repeatable; --node-group-label's "
                     "key is one)")  # fmt: skip
     au.add_argument("--scale-down-utilization-threshold", metavar="F")
+    for name in ("system-pods", "local-storage", "custom-controller-pods"):
+        au.add_argument(f"--skip-nodes-with-{name}", type=_boolean, default=True,
+                        metavar="true|false", help="CA's flag (default true)")  # fmt: skip
     au.add_argument(
         "--price",
         action="append",
@@ -66,6 +69,16 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     au.add_argument("--seed", type=int, default=0, help="the random expander's seed")
     au.add_argument("--no-spec", action="store_true", help="do not ask autoscaler.tla too")
     au.add_argument("--json", action="store_true")
+
+
+def _boolean(text: str) -> bool:
+    """A Go flag's boolean: true/false (1/0, t/f, as strconv.ParseBool)."""
+    lowered = text.strip().lower()
+    if lowered in ("true", "t", "1"):
+        return True
+    if lowered in ("false", "f", "0"):
+        return False
+    raise argparse.ArgumentTypeError(f"{text!r}: want true or false")
 
 
 def _inputs(args: argparse.Namespace) -> tuple[Cluster, Autoscaling]:
@@ -80,6 +93,9 @@ def _inputs(args: argparse.Namespace) -> tuple[Cluster, Autoscaling]:
         memory_total=args.memory_total,
         balance_similar_node_groups=args.balance_similar_node_groups,
         scale_down_utilization_threshold=args.scale_down_utilization_threshold,
+        skip_nodes_with_system_pods=args.skip_nodes_with_system_pods,
+        skip_nodes_with_local_storage=args.skip_nodes_with_local_storage,
+        skip_nodes_with_custom_controller_pods=args.skip_nodes_with_custom_controller_pods,
         balancing_ignore_labels=[
             *([args.node_group_label] if args.node_group_label else []),
             *args.balancing_ignore_label,

@@ -149,6 +149,9 @@ def case_flags(case: AutoscalerCase) -> list[str]:
         flags.append(f"--cores-total={case.cores_total}")
     if case.memory_total:
         flags.append(f"--memory-total={case.memory_total}")
+    names = ("system-pods", "local-storage", "custom-controller-pods")
+    skips = zip(names, case.skip_nodes, strict=True)
+    flags += [f"--skip-nodes-with-{n}=false" for n, on in skips if not on]
     if case.balance:
         flags.append("--balance-similar-node-groups")
     return flags
@@ -164,6 +167,9 @@ def inputs_of(case: AutoscalerCase) -> tuple[Cluster, Autoscaling] | None:
             max_nodes_total=case.max_nodes_total,
             cores_total=case.cores_total,
             memory_total=case.memory_total,
+            skip_nodes_with_system_pods=case.skip_nodes[0],
+            skip_nodes_with_local_storage=case.skip_nodes[1],
+            skip_nodes_with_custom_controller_pods=case.skip_nodes[2],
             balance_similar_node_groups=case.balance,
             balancing_ignore_labels=(GROUP_LABEL,),
         )

@@ -63,6 +63,9 @@ class AutoscalerCase:
     cores_total: str | None
     balance: bool = False
     memory_total: str | None = None
+    # --skip-nodes-with-system-pods, --skip-nodes-with-local-storage,
+    # --skip-nodes-with-custom-controller-pods (CA's defaults: all true)
+    skip_nodes: tuple[bool, bool, bool] = (True, True, True)
 
 
 def autoscaler_cases(*, max_nodes: int = 5, max_pods: int = 8) -> SearchStrategy[AutoscalerCase]:
@@ -107,7 +110,8 @@ def _cases(draw: DrawFn, max_nodes: int, max_pods: int) -> AutoscalerCase:
     cores = ch.one((None, None, None, "0:4", "0:8")) if twins is None else None
     balance = ch.chance(40)
     memory = ch.one((None, None, None, "0:8", "0:24")) if twins is None else None
-    return AutoscalerCase(objects, tuple(flags), expander, max_total, cores, balance, memory)
+    skips = (not ch.chance(15), not ch.chance(15), not ch.chance(15))
+    return AutoscalerCase(objects, tuple(flags), expander, max_total, cores, balance, memory, skips)
 
 
 def _node_extras(ch: _Choices, node: Obj) -> None:
