@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from schedspec.autoscaling import Autoscaling, NodeGroup
-from schedspec.checker.oracle import Oracle, cluster_json
+from schedspec.checker.oracle import Oracle, OracleRequestError, cluster_json
 from schedspec.cluster import Cluster, object_key
 from schedspec.impl.autoscaler.results import AutoscalerResult
 
@@ -107,7 +107,8 @@ def real_template_verdicts(
     oracle: Oracle, cluster: Cluster, autoscaling: Autoscaling, result: AutoscalerResult
 ) -> dict[tuple[str, str], RealVerdict]:
     """(pod, group) ↦ the real scheduler's verdict, for every unschedulable pod and every group
-    the skip checks left valid."""
+    the skip checks left valid — but for a pod the real validation refuses (e.g. pod-level
+    requests below its containers'), which the real cluster would never hold."""
     out: dict[tuple[str, str], RealVerdict] = {}
     for group in autoscaling.groups:
         verdicts = result.scale_up.groups.get(group.name)
@@ -115,6 +116,9 @@ def real_template_verdicts(
             continue
         for key in result.scale_up.unschedulable:
             body = template_question(cluster, autoscaling, result, group, key)
-            answer = oracle.filter(body, key)
+            try:
+                answer = oracle.filter(body, key)
+            except OracleRequestError:  # the API server would have refused the pod
+                continue
             out[(key, group.name)] = _verdict(answer, group.template["metadata"]["name"])
     return out

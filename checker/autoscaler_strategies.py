@@ -198,6 +198,7 @@ def _template_edge(ch: _Choices, pods: list[Obj], members: dict[str, list[Obj]])
     container["resources"] = {"requests": {"cpu": f"{want}m"}}
     pod["spec"]["containers"] = [container]
     pod["spec"].pop("initContainers", None)
+    pod["spec"].pop("resources", None)  # pod-level requests below the container's are invalid
 
 
 def _similar_edge(ch: _Choices, members: dict[str, list[Obj]], pods: list[Obj]) -> list[Obj] | None:
