@@ -26,8 +26,8 @@ Constants, besides the scheduler view's (``Pods``, ``Nodes``, ``PodsOn``, ``Name
   ``[num, den]``, ``skipSystemPods``, ``skipLocalStorage``, ``skipCustomControllerPods``,
   ``expanders`` (a sequence), ``balance``, ``balancingIgnoreLabels``);
 - ``Order``: ``[pods ↦ uid ↦ rank, nodes ↦ name ↦ rank, groups ↦ name ↦ rank]``, pods by
-  namespace/name, nodes and groups by name (copies after every existing node, in creation order) — the orders the model fixes where
-  upstream's is Go map order or an unstable sort;
+  namespace/name, nodes and groups by name (copies after every existing node, in creation
+  order) — the orders the model fixes where upstream's is Go map order or an unstable sort;
 - ``Clock``: CA's now, Unix seconds (:func:`schedspec.clock.ca_clock`).
 """
 
@@ -199,7 +199,9 @@ def autoscaler_view(cluster: Cluster, autoscaling: Autoscaling) -> AutoscalerWor
     copy_names: list[str] = []
     room = sum(max(0, g.max_size - g.target_size) for g in autoscaling.groups)
     for g in autoscaling.groups:
-        own = room if autoscaling.options.balance_similar_node_groups else g.max_size - g.target_size
+        own = (
+            room if autoscaling.options.balance_similar_node_groups else g.max_size - g.target_size
+        )
         count = max(0, min(own, pending + 1))
         copies = _copies(g, count)
         copy_names += [c["metadata"]["name"] for c in copies]
