@@ -14,8 +14,12 @@
 (* Constants from the view (spec/kube/autoscaler_view.py), besides the     *)
 (* scheduler's: Groups (the node groups, each with its template node, its  *)
 (* DaemonSet/mirror pods and the copies a scale-up may add), Options (the  *)
-(* flags), Order (ranks: pods by namespace/name, nodes by name), Clock     *)
-(* (CA's now, Unix seconds).                                               *)
+(* flags), Order (ranks: pods by namespace/name, nodes and groups by      *)
+(* name), Clock (CA's now, Unix seconds).                                  *)
+(*                                                                         *)
+(* Executable backends only: the Z3 backend cannot sort a symbolic set     *)
+(* (SortSet), which every ordered step here needs, so `find` and `diff`    *)
+(* do not take this module yet.                                            *)
 (***************************************************************************)
 
 EXTENDS scheduler
