@@ -189,6 +189,10 @@ class _Spec:
     nodes: list[tuple[Any, SFun]]
 
 
+_SYMBOLIC_VIEWS = frozenset({"scheduler", "textbook"})
+_SCHEDULER_CONSTANTS = frozenset({"Pods", "Nodes", "PodsOn", "NamespaceLabels", "PDBs", "Now"})
+
+
 class Session:
     """One symbolic cluster and the specs compiled over it."""
 
@@ -201,6 +205,14 @@ class Session:
         self.universe = Universe()
         self.specs: dict[str, _Spec] = {}
         loaded = [load_spec(s) for s in specs]
+        for ls in loaded:  # an answer over constants the symbolic cluster lacks would be vacuous
+            if ls.view.name not in _SYMBOLIC_VIEWS:
+                lacking = sorted(ls.view.schema.constants - _SCHEDULER_CONSTANTS)
+                raise UsageError(
+                    f"{ls.file}: the Z3 backend has no symbolic cluster for the {ls.view.name} "
+                    f"view (its constants {', '.join(lacking)}); find and diff take specs of the "
+                    f"{' or '.join(sorted(_SYMBOLIC_VIEWS))} view"
+                )
         # Compilers first: they put every literal in the universe before any leaf is made.
         compilers = [Compiler(ls.module, self.universe) for ls in loaded]
         self.cluster = SymCluster.build(bounds, self.universe)
