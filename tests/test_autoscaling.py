@@ -28,6 +28,7 @@ from schedspec.autoscaling import (
 from schedspec.autoscaling_templates import go_int, template_name
 from schedspec.cluster import Cluster, load, loads
 from schedspec.errors import ManifestError, UsageError
+from tests.mutations import json_values, paths
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "autoscaling.yaml"
@@ -228,25 +229,6 @@ VALID_OTHERS = [
     yaml.safe_load(MACHINE_DEPLOYMENT),
 ]
 
-json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5),
-    lambda inner: (
-        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
-    ),
-    max_leaves=6,
-)
-
-
-def _paths(data: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    out = [prefix]
-    if isinstance(data, dict):
-        for key, item in data.items():
-            out += _paths(item, (*prefix, key))
-    elif isinstance(data, list):
-        for i, item in enumerate(data):
-            out += _paths(item, (*prefix, i))
-    return out
-
 
 @settings(max_examples=200, deadline=None)
 @given(st.sampled_from(range(len(VALID_OTHERS))), st.data(), json_values)
@@ -254,7 +236,7 @@ def test_any_mutation_of_the_new_kinds_loads_or_raises_manifest_error(
     which: int, data: st.DataObject, replacement: Any
 ) -> None:
     doc = json.loads(json.dumps(VALID_OTHERS[which]))
-    path = data.draw(st.sampled_from(_paths(doc)[1:]))
+    path = data.draw(st.sampled_from(paths(doc)[1:]))
     parent = doc
     for step in path[:-1]:
         parent = parent[step]

@@ -34,6 +34,7 @@ from schedspec.cluster import (
     value,
 )
 from schedspec.errors import ManifestError
+from tests.mutations import json_values, paths
 
 REPO = Path(__file__).resolve().parent.parent
 GOLDEN = Path("tests/golden/manifests")
@@ -782,25 +783,6 @@ VALID = [
     },
 ]
 
-json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5),
-    lambda inner: (
-        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
-    ),
-    max_leaves=6,
-)
-
-
-def _paths(data: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    out = [prefix]
-    if isinstance(data, dict):
-        for key, item in data.items():
-            out += _paths(item, (*prefix, key))
-    elif isinstance(data, list):
-        for i, item in enumerate(data):
-            out += _paths(item, (*prefix, i))
-    return out
-
 
 @settings(max_examples=300, deadline=None)
 @given(st.sampled_from(range(len(VALID))), st.data(), json_values)
@@ -808,7 +790,7 @@ def test_any_mutation_loads_or_raises_manifest_error(
     which: int, data: st.DataObject, replacement: Any
 ) -> None:
     doc = json.loads(json.dumps(VALID[which]))
-    path = data.draw(st.sampled_from(_paths(doc)[1:]))
+    path = data.draw(st.sampled_from(paths(doc)[1:]))
     parent = doc
     for step in path[:-1]:
         parent = parent[step]
