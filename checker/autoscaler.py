@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from fractions import Fraction
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -45,6 +46,7 @@ AUTOSCALER_SEAM: Mapping[str, str] = {
     "ScaleUpOptions": "options with a node and a pod",
     "BestOptions": "the expander chain (impl's pick must be one)",
     "Plan": "the caps, then BalanceScaleUpBetweenGroups over the similar groups",
+    "Utilization": "scaledown/eligibility: the utilization value and its resource",
     "ScaleDownReason": "scale-down eligibility, drain, placement and min size",
     "ScaleDownBlocker": "the pod blocking a drain and its BlockingPodReason",
     "ScaleDownMoves": "where a removable node's pods go",
@@ -245,6 +247,12 @@ def _scale_down(
         verdict = result.scale_down.nodes.get(name)
         reason = str(call("ScaleDownReason", node))
         check.same("ScaleDownReason", name, reason, verdict.reason if verdict else "?")
+        if str(call("Ineligible", node)) in ("", "NotUnderutilized") and verdict is not None:
+            resource, used, allocatable = call("Utilization", node)
+            value = Fraction(int(used), int(allocatable)) if allocatable else Fraction(0)
+            check.same("Utilization", name, value, verdict.utilization)
+            if resource and verdict.utilization:  # the dominant resource, when one is computed
+                check.same("Utilization", f"{name} resource", str(resource), verdict.resource)
         check.cover(f"scale-down:{reason or 'removable'}")
         blocker = {(_key(b[0]), str(b[1])) for b in call("ScaleDownBlocker", node)}
         impl_blocker = {verdict.blocking_pod} if verdict and verdict.blocking_pod else set()

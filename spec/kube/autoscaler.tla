@@ -440,6 +440,17 @@ NotUnderutilized(n) ≝
        ∧ ∨ AtLeast(UsedBy(n, "cpu"), Allocatable(n, "cpu"), Options.threshold)
          ∨ AtLeast(UsedBy(n, "memory"), Allocatable(n, "memory"), Options.threshold)
 
+\* The utilization CA reports, ⟨resource, requested, allocatable⟩: a GPU
+\* node's GPU; else the larger of the cpu and memory ratios (memory on a
+\* tie); ⟨"", 0, 0⟩ when cpu or memory allocatable is absent or zero.
+Utilization(n) ≝
+  LET c ≝ UsedBy(n, "cpu")
+      m ≝ UsedBy(n, "memory")
+  IN  CASE GpuNode(n) → ⟨"nvidia.com/gpu", UsedBy(n, "nvidia.com/gpu"), Allocatable(n, "nvidia.com/gpu")⟩
+        [] Allocatable(n, "cpu") = 0 ∨ Allocatable(n, "memory") = 0 → ⟨"", 0, 0⟩
+        [] c * Allocatable(n, "memory") > m * Allocatable(n, "cpu") → ⟨"cpu", c, Allocatable(n, "cpu")⟩
+        [] OTHER → ⟨"memory", m, Allocatable(n, "memory")⟩
+
 Ineligible(n) ≝
   CASE GroupsOf(n) = {}                              → "NotAutoscaled"
     [] ∃ g ∈ GroupsOf(n) : g.target ≤ g.min          → "NodeGroupMinSizeReached"
