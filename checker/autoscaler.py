@@ -21,7 +21,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from schedspec.autoscaling import Autoscaling
-from schedspec.cluster import Cluster, object_key
+from schedspec.cluster import Cluster
 from schedspec.impl.autoscaler import run_once
 from schedspec.impl.autoscaler.results import AutoscalerResult
 from schedspec.spec.kube.autoscaler_view import autoscaler_view
@@ -265,7 +265,3 @@ def _scale_down(
             check.same("ScaleDownMoves", name, moves, impl_moves)
             if moves:
                 check.cover("scale-down moved pods")
-
-
-def pod_key(pod: Mapping[str, Any]) -> str:
-    return object_key(dict(pod))

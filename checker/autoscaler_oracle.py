@@ -34,10 +34,6 @@ class RealVerdict:
     reasons: tuple[str, ...]
 
 
-def _terminal(pod: Mapping[str, Any]) -> bool:
-    return (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed")
-
-
 def template_question(
     cluster: Cluster,
     autoscaling: Autoscaling,
@@ -48,25 +44,28 @@ def template_question(
     """The oracle request body: CA's simulated world, the group's template node, the pod."""
     cutoff = autoscaling.options.expendable_pods_priority_cutoff
     up = result.scale_up
-    pods: list[dict[str, Any]] = []
-    for pod in cluster.pods:
+    # (pod, the node it is on in CA's world): bound and not expendable, or placed by the pod list
+    # processors; "" for the pod asked about, which stays pending
+    world: list[tuple[Mapping[str, Any], str]] = [
+        (pod, pod["spec"]["nodeName"])
+        for pod in cluster.bound_pods()
+        if int(pod["spec"].get("priority", 0)) >= cutoff
+    ]
+    for pod in cluster.pending_pods():
         key = object_key(pod)
-        node = pod["spec"].get("nodeName") or ""
         if key == pod_key:
-            asked = copy.deepcopy(pod)
-            asked.setdefault("status", {}).pop("nominatedNodeName", None)
-            pods.append(asked)
-            continue
-        if not node and key in up.placed_existing:
-            node = up.placed_existing[key]
-        elif not node and up.dropped.get(key) == "nominated":
-            node = pod["status"]["nominatedNodeName"]
-        if not node or _terminal(pod) or int(pod["spec"].get("priority", 0)) < cutoff:
-            continue
-        placed = copy.deepcopy(pod)
-        placed["spec"]["nodeName"] = node
-        placed.setdefault("status", {}).pop("nominatedNodeName", None)
-        pods.append(placed)
+            world.append((pod, ""))
+        elif key in up.placed_existing:
+            world.append((pod, up.placed_existing[key]))
+        elif up.dropped.get(key) == "nominated":
+            world.append((pod, pod["status"]["nominatedNodeName"]))
+    pods: list[dict[str, Any]] = []
+    for pod, node in world:
+        copied = copy.deepcopy(dict(pod))
+        if node:
+            copied["spec"]["nodeName"] = node
+        copied.setdefault("status", {}).pop("nominatedNodeName", None)
+        pods.append(copied)
     for pod in group.template_pods:  # copies of the example node's: named apart, as CA does
         copied = copy.deepcopy(dict(pod))
         copied["metadata"]["name"] += "-template"
