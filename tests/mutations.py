@@ -1,8 +1,10 @@
 """Structure-aware mutation of manifests, shared by the loader's "no traceback" property tests:
-any JSON value (``json_values``) put at any field path of a valid object (``paths``)."""
+any JSON value (``json_values``) put at any field path of a valid object (``paths``,
+``replaced``)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from hypothesis import strategies as st
@@ -25,4 +27,14 @@ def paths(data: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     elif isinstance(data, list):
         for i, item in enumerate(data):
             out += paths(item, (*prefix, i))
+    return out
+
+
+def replaced(doc: Any, path: tuple[Any, ...], value: Any) -> Any:
+    """A copy of ``doc`` with ``value`` at ``path`` (a non-empty path of ``paths(doc)``)."""
+    out = json.loads(json.dumps(doc))
+    parent = out
+    for step in path[:-1]:
+        parent = parent[step]
+    parent[path[-1]] = value
     return out

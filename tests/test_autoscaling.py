@@ -28,7 +28,7 @@ from schedspec.autoscaling import (
 from schedspec.autoscaling_templates import go_int, template_name
 from schedspec.cluster import Cluster, load, loads
 from schedspec.errors import ManifestError, UsageError
-from tests.mutations import json_values, paths
+from tests.mutations import json_values, paths, replaced
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "autoscaling.yaml"
@@ -235,14 +235,10 @@ VALID_OTHERS = [
 def test_any_mutation_of_the_new_kinds_loads_or_raises_manifest_error(
     which: int, data: st.DataObject, replacement: Any
 ) -> None:
-    doc = json.loads(json.dumps(VALID_OTHERS[which]))
+    doc = VALID_OTHERS[which]
     path = data.draw(st.sampled_from(paths(doc)[1:]))
-    parent = doc
-    for step in path[:-1]:
-        parent = parent[step]
-    parent[path[-1]] = replacement
     with contextlib.suppress(ManifestError):
-        loads(yaml.safe_dump(doc))
+        loads(yaml.safe_dump(replaced(doc, path, replacement)))
 
 
 # ------------------------------------------------------------------------------- Go integers

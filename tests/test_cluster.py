@@ -34,7 +34,7 @@ from schedspec.cluster import (
     value,
 )
 from schedspec.errors import ManifestError
-from tests.mutations import json_values, paths
+from tests.mutations import json_values, paths, replaced
 
 REPO = Path(__file__).resolve().parent.parent
 GOLDEN = Path("tests/golden/manifests")
@@ -789,14 +789,10 @@ VALID = [
 def test_any_mutation_loads_or_raises_manifest_error(
     which: int, data: st.DataObject, replacement: Any
 ) -> None:
-    doc = json.loads(json.dumps(VALID[which]))
+    doc = VALID[which]
     path = data.draw(st.sampled_from(paths(doc)[1:]))
-    parent = doc
-    for step in path[:-1]:
-        parent = parent[step]
-    parent[path[-1]] = replacement
     with contextlib.suppress(ManifestError):
-        loads(yaml.safe_dump(doc))
+        loads(yaml.safe_dump(replaced(doc, path, replacement)))
 
 
 @settings(max_examples=300, deadline=None)
