@@ -126,9 +126,8 @@ def run_autoscale(args: argparse.Namespace, out: TextIO) -> int:
     if not args.no_spec:
         from schedspec.checker.autoscaler import compare
 
-        disagreements = [
-            str(d) for d in compare(cluster, autoscaling, seed=args.seed).disagreements
-        ]
+        check = compare(cluster, autoscaling, seed=args.seed, result=result)
+        disagreements = [str(d) for d in check.disagreements]
     if args.json:
         document = _as_json(autoscaling, result, after_kind, after, disagreements)
         json.dump(document, out, indent=2, sort_keys=True)

@@ -96,15 +96,22 @@ def _key(pod: Value) -> str:
 
 
 def compare(
-    cluster: Cluster, autoscaling: Autoscaling, *, seed: int = 0, oracle: Oracle | None = None
+    cluster: Cluster,
+    autoscaling: Autoscaling,
+    *,
+    seed: int = 0,
+    oracle: Oracle | None = None,
+    result: AutoscalerResult | None = None,
 ) -> AutoscalerCheck:
     """Every row of :data:`AUTOSCALER_SEAM` on ``cluster`` (docstring of the module); with
     ``oracle``, also the real kube-scheduler's template verdicts (:mod:`.autoscaler_oracle`)
-    against the spec's, as rows ``TemplateAccepts@real`` and ``TemplateRejection@real``."""
+    against the spec's, as rows ``TemplateAccepts@real`` and ``TemplateRejection@real``.
+    ``result`` is impl's loop on these inputs when the caller already ran it."""
     world = autoscaler_view(cluster, autoscaling)
     program = loaded_spec().runner.bind(world.constants)
     call: Callable[..., Any] = program.call
-    result = run_once(cluster, autoscaling, seed=seed)
+    if result is None:
+        result = run_once(cluster, autoscaling, seed=seed)
     check = AutoscalerCheck(result=result)
     _scale_up(check, call, world, result, autoscaling)
     _scale_down(check, call, world, result)
