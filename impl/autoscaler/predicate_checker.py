@@ -11,9 +11,9 @@ Mirrors ``simulator/clustersnapshot/predicate/plugin_runner.go`` (``SchedulerPlu
   filtered all the same, so NodeAffinity's Filter names it — upstream reports "PreFilter filtered
   the Node out" with no reasons there; docs/autoscaler.md counts only a PreFilter rejection as
   reasonless, and so does the spec (**declared**).
-- ``first_fit(snapshot, pod, accept)`` is ``RunFiltersUntilPassingNode``: PreFilter once, then
-  the nodes in the snapshot's order, skipping ``spec.unschedulable`` nodes, nodes PreFilter left
-  out and nodes ``accept`` refuses; the first that passes wins. Upstream starts at a rotating
+- ``first_fit(snapshot, pod, among, where)`` is ``RunFiltersUntilPassingNode``: PreFilter once,
+  then the nodes in the snapshot's order, skipping ``spec.unschedulable`` nodes, nodes PreFilter
+  left out and nodes the caller excludes; the first that passes wins. Upstream starts at a rotating
   index and searches in parallel: **declared**, name order, no rotation.
 
 Shortcuts that change no answer (bench/autoscale.py: 5,000 nodes, 1,000 pods):
@@ -243,13 +243,12 @@ class PredicateChecker:
         self,
         snapshot: ClusterSnapshot,
         pod: Pod,
-        accept: Callable[[str], bool] | None = None,
         among: Collection[str] | None = None,
         where: Sequence[bool] | None = None,
     ) -> str | None:
         """The first node, in the snapshot's order, that ``pod`` fits; None if none does.
-        Only nodes ``accept`` takes are tried; ``among``: only these nodes; ``where`` (not with
-        ``among``): a flag per node of the snapshot, in its order — only the flagged ones."""
+        ``among``: only these nodes; ``where`` (not with ``among``): a flag per node of the
+        snapshot, in its order — only the flagged ones."""
         if where is not None and (among is not None or len(where) != len(snapshot)):
             raise ValueError("first_fit: `where` needs a flag per node, and no `among`")
         pre = self._pre_filter(snapshot, pod)
@@ -294,8 +293,6 @@ class PredicateChecker:
                 if memory > 0 and memory > free.get("memory", 0) - used.get("memory", 0):
                     continue
             if not self._static_ok(static, info, node, static_check):
-                continue
-            if accept is not None and not accept(info.name):
                 continue
             if allowed is not None and info.name not in allowed:
                 continue

@@ -2,7 +2,7 @@
 node of the snapshot, then every Filter plugin on each node in order (impl/autoscaler/
 predicate_checker.py). Random clusters (resources, labels, taints, cordoned nodes, node
 affinity, pod (anti-)affinity across namespaces, spread constraints, host ports), pods placed
-one after another, forks with pods moved off, nodes added, ``among``/``where``/``accept``."""
+one after another, forks with pods moved off, nodes added, ``among``/``where``."""
 
 from __future__ import annotations
 
@@ -133,7 +133,6 @@ def _check(
     p: Pod,
     among: Collection[str] | None = None,
     where: Sequence[bool] | None = None,
-    accept: Callable[[str], bool] | None = None,
 ) -> str | None:
     names = snapshot.node_names()
     flags = dict(zip(names, where, strict=True)) if where is not None else {}
@@ -141,9 +140,9 @@ def _check(
     def ok(name: str) -> bool:
         if among is not None:
             return name in among
-        return flags.get(name, True) and (accept is None or accept(name))
+        return flags.get(name, True)
 
-    got = checker.first_fit(snapshot, p, accept=accept, among=among, where=where)
+    got = checker.first_fit(snapshot, p, among=among, where=where)
     assert got == _plain_first_fit(checker, snapshot, p, ok), p.key
     return got
 
@@ -184,7 +183,7 @@ def test_first_fit_is_the_plain_search(seed: int) -> None:
             world = sim
             closed.add(name)
         x = pod_from_dict(_random_pod(rng, f"x{name}"))
-        _check(checker, world, x, accept=lambda n: n not in closed)
+        _check(checker, world, x, where=[n not in closed for n in world.node_names()])
     # binpacking: template copies added to a fork, tried among themselves
     sim = world.fork()
     new: list[str] = []
