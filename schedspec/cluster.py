@@ -4,9 +4,11 @@
 ``*List`` kinds, as ``kubectl get -o yaml`` prints them) or JSON (one value or a stream of them;
 JSON that YAML cannot read, e.g. tab-indented, is read as JSON). They return a frozen ``Cluster``
 of plain dicts in Kubernetes JSON shape (camelCase), deep-copied from the input; callers treat
-them as read-only. Bad input raises ONE ``ManifestError`` naming the place (``file:line``), the
-object (``Pod default/web-0``) and the field path (``spec.containers[1].resources.requests.cpu``);
-nothing is half-loaded and no Python traceback escapes for any input.
+them as read-only. Bad input raises a ``ManifestError`` listing EVERY problem of every object, as
+the API server lists every invalid field (``ManifestError.errors``; one line each), each naming the
+place (``file:line``), the object (``Pod default/web-0``) and the field path
+(``spec.containers[1].resources.requests.cpu``); nothing is half-loaded and no Python traceback
+escapes for any input. (Unreadable text — invalid YAML or JSON — stops at its first error.)
 
 Supported objects: v1 Node, v1 Pod, v1 Namespace, policy/v1 PodDisruptionBudget,
 scheduling.k8s.io/v1 PriorityClass, kubescheduler.config.k8s.io/v1 KubeSchedulerConfiguration (at
@@ -51,6 +53,11 @@ What load rejects (a ``ManifestError``):
 
 - input: unreadable file, invalid YAML/JSON (``file:line:col: invalid YAML: …``), non-string or
   duplicate mapping keys, a document that is not a mapping, an unknown kind or apiVersion;
+- every field schedspec reads (``schedspec.shapes.SHAPES``, ``status`` and ``metadata``
+  included) of the wrong type: ``status.conditions: must be a list, got "Ready"``; quantities
+  that are invalid or negative (``Invalid value: "12xyz": must be a quantity``), times that are
+  not RFC 3339 (``startTime``, ``deletionTimestamp``, ``creationTimestamp``, condition times,
+  a PDB's ``disruptedPods``), a ``hostIP`` that is not an IP;
 - every object: ``metadata.name`` missing or not a DNS-1123 subdomain (Namespace: label), a
   namespace that is not a DNS-1123 label, a duplicate kind+namespace+name, ``labels`` whose keys
   are not label keys or whose values are not strings / not label values;
@@ -66,7 +73,9 @@ What load rejects (a ``ManifestError``):
   1..100, ``whenUnsatisfiable``, ``maxSkew`` < 1, ``minDomains`` < 1 or with ScheduleAnyway,
   ``nodeAffinityPolicy``/``nodeTaintsPolicy`` not Honor/Ignore, duplicate constraints); a
   ``priorityClassName`` naming no class; a ``priority``/``preemptionPolicy`` that differs from the
-  named class; ``status.phase`` not a pod phase;
+  named class; ``status.phase`` not a pod phase; ``terminationGracePeriodSeconds`` < 0; a volume
+  without a DNS-label ``name``, or a duplicate one; an owner reference without ``kind``/``name``
+  (``apiVersion`` and ``uid``, which the API server requires too, may be left out);
 - Node: ``spec.unschedulable`` not a bool; taints (key a label key, value a label value, effect
   required, no duplicate key+effect); ``status.capacity``/``allocatable`` quantities;
   ``status.images`` not a list of ``{names: [str], sizeBytes: int}``;
@@ -265,14 +274,13 @@ def _without_nulls(data: Any) -> Any:
     return data
 
 
-def _load_object(doc: Doc, warnings: list[str]) -> tuple[str, dict[str, Any], Ctx]:
-    kind, ctx = validate_object(doc, warnings)
-    obj = _without_nulls(doc.data)
+def _defaulted(kind: str, doc: Doc) -> dict[str, Any]:
+    obj: dict[str, Any] = _without_nulls(doc.data)
     if kind != "KubeSchedulerConfiguration":
         _default_metadata(obj)
     if default := _DEFAULTS.get(kind):
         default(obj)
-    return kind, obj, ctx
+    return obj
 
 
 _Loaded = list[tuple[dict[str, Any], Ctx]]
@@ -282,23 +290,36 @@ _OTHER_KINDS = frozenset({"DaemonSet", "ConfigMap", "MachineDeployment", "Machin
 
 
 def _build(docs: list[Doc]) -> Cluster:
+    """The cluster of ``docs``; every problem of every object raises together, as one
+    ``ManifestError`` (``ManifestError.errors``), and then nothing is loaded."""
     warnings: list[str] = []
+    errors: list[ManifestError] = []
     loaded: dict[str, _Loaded] = {kind: [] for kind in KINDS}
+    invalid: set[str] = set()  # kinds with an invalid object
     seen: dict[tuple[str, str], str] = {}
     others: list[dict[str, Any]] = []
     origins: dict[tuple[str, str], Doc] = {}
     for doc in (obj for d in docs for obj in expand(d)):
-        kind, obj, ctx = _load_object(doc, warnings)
+        ctx = validate_object(doc, warnings, errors)
+        if ctx.failed:
+            invalid.add(ctx.kind)
+            continue
+        kind, obj = ctx.kind, _defaulted(ctx.kind, doc)
         identity = (kind, "" if kind == "KubeSchedulerConfiguration" else object_key(obj))
         if identity in seen:
             what = "a second KubeSchedulerConfiguration" if not identity[1] else "duplicate object"
-            ctx.fail((), f"{what}; the first is at {seen[identity]}")
+            ctx.report((), f"{what}; the first is at {seen[identity]}")
+            ctx.flush()
+            continue
         seen[identity] = doc.where()
         loaded[kind].append((obj, ctx))
         if kind in _OTHER_KINDS:
             others.append(obj)
             origins[identity] = doc
-    _admit_priorities(loaded["Pod"], loaded["PriorityClass"])
+    if "PriorityClass" not in invalid:  # else pods naming it would be reported too
+        _admit_priorities(loaded["Pod"], loaded["PriorityClass"])
+    if errors:
+        raise ManifestError.every(errors)
     config = loaded["KubeSchedulerConfiguration"]
     return Cluster(
         nodes=tuple(obj for obj, _ in loaded["Node"]),
@@ -322,11 +343,13 @@ def _admit_priorities(pods: _Loaded, classes: _Loaded) -> None:
         name = pc["metadata"]["name"]
         by_name[name] = (pc["value"], pc["preemptionPolicy"])
         if pc["globalDefault"] and default is not None:
-            ctx.fail(("globalDefault",), f"PriorityClass {default[0]} is already the default")
+            ctx.report(("globalDefault",), f"PriorityClass {default[0]} is already the default")
+            ctx.flush()
         if pc["globalDefault"]:
             default = (name, pc["value"], pc["preemptionPolicy"])
     for pod, ctx in pods:
         _admit_priority(ctx, pod["spec"], by_name, default)
+        ctx.flush()
 
 
 def _admit_priority(
@@ -345,10 +368,11 @@ def _admit_priority(
         return
     if name not in classes:
         message = f"no PriorityClass with name {json.dumps(name)} was found"
-        ctx.fail(("spec", "priorityClassName"), message)
+        ctx.report(("spec", "priorityClassName"), message)
+        return
     priority, policy = classes[name]
     if spec.setdefault("priority", priority) != priority:
-        ctx.fail(
+        ctx.report(
             ("spec", "priority"),
             f"the integer value of priority ({spec['priority']}) must not be provided in pod "
             f"spec; priority admission controller computed {priority} from the given "
@@ -356,7 +380,7 @@ def _admit_priority(
         )
     if spec.setdefault("preemptionPolicy", policy) != policy:
         message = f"must be {json.dumps(policy)} (from PriorityClass {name}) or absent"
-        ctx.fail(("spec", "preemptionPolicy"), message)
+        ctx.report(("spec", "preemptionPolicy"), message)
 
 
 # -------------------------------------------------------------------------------- front door

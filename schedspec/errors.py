@@ -14,6 +14,8 @@ stderr and exit code 2, never a traceback::
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 __all__ = ["ManifestError", "SchedspecError", "UsageError"]
 
 
@@ -25,7 +27,9 @@ class ManifestError(SchedspecError):
     """A manifest is unreadable or invalid.
 
     ``where`` names the file (and line when known), ``obj`` the object (``Pod default/web-0``) and
-    ``path`` the field path (``spec.containers[1].resources.requests.cpu``).
+    ``path`` the field path (``spec.containers[1].resources.requests.cpu``). The loader reports
+    every problem of its input at once, as the API server does: ``errors`` holds them all (this
+    one first, whose fields are the first problem's), and ``str()`` renders one line each.
     """
 
     def __init__(self, message: str, *, where: str = "", obj: str = "", path: str = "") -> None:
@@ -33,7 +37,19 @@ class ManifestError(SchedspecError):
         self.where = where
         self.obj = obj
         self.path = path
+        self.errors: tuple[ManifestError, ...] = (self,)
         super().__init__(self.render())
+
+    @classmethod
+    def every(cls, errors: Sequence[ManifestError]) -> ManifestError:
+        """One error carrying ``errors`` (at least one), in their order."""
+        if len(errors) == 1:
+            return errors[0]
+        first = errors[0]
+        out = cls(first.message, where=first.where, obj=first.obj, path=first.path)
+        out.errors = tuple(errors)
+        out.args = ("\n".join(e.render() for e in errors),)
+        return out
 
     def render(self) -> str:
         parts = [p for p in (self.where, self.obj, self.path) if p]

@@ -38,12 +38,17 @@ class Doc:
     prefix: Path = ()
 
     def where(self, path: Path = ()) -> str:
+        line = self.line(path)
+        return self.source if line is None else f"{self.source}:{line}"
+
+    def line(self, path: Path = ()) -> int | None:
+        """The line of ``path``, else of its nearest parent the text gives a line for."""
         full = self.prefix + path
         for end in range(len(full), -1, -1):
             line = self.lines.get(full[:end])
             if line is not None:
-                return f"{self.source}:{line}"
-        return self.source
+                return line
+        return None
 
     def child(self, data: Any, *steps: str | int) -> Doc:
         return Doc(data, self.source, self.lines, self.prefix + steps)

@@ -1,15 +1,24 @@
 """Manifest objects checked as the API server would: types, names, labels, selectors, quantities.
 
-``validate_object(doc, warnings)`` checks one object (apiVersion and kind, metadata, then the
-fields of its kind) and raises ONE ``ManifestError`` naming the place, the object and the field
-path (``Ctx.fail``); selector problems kube-scheduler has defined behaviour for are appended to
-``warnings`` instead (``Ctx.warn``). Nothing here changes the object: defaulting and priority
-admission live in ``schedspec.cluster``, whose docstring lists what is rejected and what is only
-warned about.
+``validate_object(doc, warnings, errors)`` checks one object and appends a ``ManifestError`` to
+``errors`` for EVERY problem it finds, as the API server lists every invalid field of an object:
+each names the place (``file:line``), the object and the field path. It checks in two passes:
+
+1. **shape** (``schedspec.shapes``): every field schedspec reads has its type — string, integer,
+   boolean, mapping, list, a resource quantity, an RFC 3339 time, an IP. A field of the wrong type
+   is reported once and not looked into.
+2. **rules**: required fields, names, labels, selectors, enums, ranges, cross-field rules. A rule
+   that fails (``Ctx.fail``) stops the check of its own field only (``with _CHECKED:`` marks
+   where the next check starts); a field gets one error, the first found.
+
+Selector problems kube-scheduler has defined behaviour for are appended to ``warnings`` instead
+(``Ctx.warn``). Nothing here changes the object: defaulting and priority admission live in
+``schedspec.cluster``, whose docstring lists what is rejected and what is only warned about.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from collections.abc import Callable, Iterator
@@ -20,6 +29,14 @@ from typing import Any, NoReturn
 from schedspec.errors import ManifestError
 from schedspec.manifest_yaml import Doc, Path, describe
 from schedspec.quantity import parse_quantity
+from schedspec.shapes import (
+    SHAPES,
+    conform,
+    label_value_type_problem,
+    quantity_problem,
+    shown,
+    type_problem,
+)
 
 __all__ = [
     "BUILTIN_PRIORITY",
@@ -40,16 +57,66 @@ BUILTIN_PRIORITY = {"system-cluster-critical": 2000000000, "system-node-critical
 # ------------------------------------------------------------------------- validation primitives
 
 
-class Ctx:
-    """Where an object came from, how to name it, and where its warnings go."""
+class _Invalid(Exception):
+    """Stops the check of one field; its problem is already in ``Ctx.errors``."""
 
-    def __init__(self, doc: Doc, kind: str, warnings: list[str]) -> None:
-        self.doc, self.kind, self.obj, self.warnings = doc, kind, kind, warnings
+
+_CHECKED = contextlib.suppress(_Invalid)
+"""``with _CHECKED:`` around a check whose failure must not stop the checks after it."""
+
+
+def _position(data: Any, path: Path) -> tuple[int, ...]:
+    """Where the field at ``path`` is in ``data``, as the indices of its keys and items in
+    order: sorting by it sorts fields as they are written (an absent field after its siblings)."""
+    out = []
+    for step in path:
+        if isinstance(data, dict):
+            keys = list(data)
+            out.append(keys.index(step) if step in data else len(keys))
+            data = data.get(step)
+        elif isinstance(data, list) and isinstance(step, int) and 0 <= step < len(data):
+            out.append(step)
+            data = data[step]
+        else:
+            break
+    return tuple(out)
+
+
+class Ctx:
+    """Where an object came from, how to name it, and where its errors and warnings go.
+
+    Problems are kept per object until ``flush`` moves them to ``errors`` in line order."""
+
+    def __init__(self, doc: Doc, kind: str, warnings: list[str], errors: list[ManifestError]):
+        self.doc, self.kind, self.obj = doc, kind, kind
+        self.warnings, self.errors = warnings, errors
+        self._failed: set[Path] = set()
+        self._found: list[tuple[tuple[int, ...], int, ManifestError]] = []
+
+    @property
+    def failed(self) -> bool:
+        """Whether any problem of this object was reported."""
+        return bool(self._failed)
+
+    def report(self, path: Path, message: str) -> None:
+        """Record the problem at ``path``, unless that field already has one."""
+        if path in self._failed:
+            return
+        self._failed.add(path)
+        where, rendered = self.doc.where(path), render_path(path)
+        error = ManifestError(message, where=where, obj=self.obj, path=rendered)
+        self._found.append((_position(self.doc.data, path), len(self._found), error))
+
+    def flush(self) -> None:
+        """Move the problems found so far to ``errors``, in the order of their fields in the
+        object (as written, so in the order of their lines)."""
+        self.errors.extend(error for _, _, error in sorted(self._found, key=lambda f: f[:2]))
+        self._found.clear()
 
     def fail(self, path: Path, message: str) -> NoReturn:
-        raise ManifestError(
-            message, where=self.doc.where(path), obj=self.obj, path=render_path(path)
-        )
+        """Record the problem at ``path`` and stop checking that field."""
+        self.report(path, message)
+        raise _Invalid
 
     def warn(self, path: Path, problem: str, consequence: str) -> None:
         noun = "pod" if self.kind == "Pod" else self.kind
@@ -72,20 +139,12 @@ def render_path(path: Path) -> str:
     return out
 
 
-_TYPES: dict[str, tuple[type, ...]] = {
-    "string": (str,),
-    "integer": (int,),
-    "boolean": (bool,),
-    "list": (list,),
-    "mapping": (dict,),
-}
+_EXACT = {"string": str, "integer": int, "boolean": bool, "list": list, "mapping": dict}
 
 
 def _typed(ctx: Ctx, data: Any, path: Path, type_name: str) -> Any:
-    wrong_int = type_name == "integer" and isinstance(data, bool)
-    if wrong_int or not isinstance(data, _TYPES[type_name]):
-        article = "an" if type_name[0] in "aeiou" else "a"
-        ctx.fail(path, f"must be {article} {type_name}, got {describe(data)}")
+    if type(data) is not _EXACT[type_name] and (problem := type_problem(data, type_name)):
+        ctx.fail(path, problem)
     return data
 
 
@@ -135,6 +194,9 @@ def _string_list(ctx: Ctx, parent: dict[str, Any], path: Path, key: str) -> list
     return parent.get(key) or []
 
 
+_REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
+_PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
+
 # -------------------------------------------------------------------------- names and labels
 
 _DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
@@ -182,15 +244,21 @@ def label_value_problem(data: str) -> str | None:
 def _label_map(ctx: Ctx, parent: dict[str, Any], path: Path, key: str) -> None:
     """labels / nodeSelector: label keys to string label values."""
     for label, data in (_opt(ctx, parent, path, key, "mapping") or {}).items():
-        label_path = (*path, key, label)
-        if problem := label_key_problem(label):
-            ctx.fail(label_path, problem)
-        if not isinstance(data, str):
-            scalar = isinstance(data, bool | int | float)
-            hint = f"; quote it: {json.dumps(json.dumps(data))}" if scalar else ""
-            ctx.fail(label_path, f"must be a string, got {describe(data)}{hint}")
-        if problem := label_value_problem(data):
-            ctx.fail(label_path, problem)
+        with _CHECKED:
+            label_path = (*path, key, label)
+            if problem := label_key_problem(label):
+                ctx.fail(label_path, problem)
+            if problem := label_value_type_problem(data):
+                ctx.fail(label_path, problem)
+            if problem := label_value_problem(data):
+                ctx.fail(label_path, problem)
+
+
+def _string_map(ctx: Ctx, parent: dict[str, Any], path: Path, key: str) -> None:
+    """annotations: any keys to string values."""
+    for name, data in (_opt(ctx, parent, path, key, "mapping") or {}).items():
+        with _CHECKED:
+            _typed(ctx, data, (*path, key, name), "string")
 
 
 # -------------------------------------------------------------------------------- selectors
@@ -199,7 +267,7 @@ _NODE_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
 _LABEL_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
 _REQUIRED_NODE = "kube-scheduler treats the term as matching no node"
 _PREFERRED_NODE = "kube-scheduler's NodeAffinity PreScore fails with an error for this pod"
-_POD_AFFINITY = (
+_POD_AFFINITY_THEN = (
     "kube-scheduler cannot parse the pod's affinity terms: InterPodAffinity's PreFilter rejects "
     'it on every node (UnschedulableAndUnresolvable, "parsing pod"), and once bound its terms '
     "of this list are ignored"
@@ -245,51 +313,64 @@ def _label_selector(ctx: Ctx, parent: dict[str, Any], path: Path, key: str, then
     if selector is None:
         return
     path = (*path, key)
-    for label, data in (_opt(ctx, selector, path, "matchLabels", "mapping") or {}).items():
-        label_path = (*path, "matchLabels", label)
-        _typed(ctx, data, label_path, "string")
-        problems = [p for p in (label_key_problem(label), label_value_problem(data)) if p]
-        if problems:
-            ctx.warn(label_path, "; ".join(problems), then)
+    with _CHECKED:
+        for label, data in (_opt(ctx, selector, path, "matchLabels", "mapping") or {}).items():
+            with _CHECKED:
+                label_path = (*path, "matchLabels", label)
+                _typed(ctx, data, label_path, "string")
+                problems = [p for p in (label_key_problem(label), label_value_problem(data)) if p]
+                if problems:
+                    ctx.warn(label_path, "; ".join(problems), then)
     for req, req_path in _items(ctx, selector, path, "matchExpressions"):
-        if problem := _requirement_problems(*_requirement(ctx, req, req_path), _LABEL_OPERATORS):
-            ctx.warn(req_path, problem, then)
+        with _CHECKED:
+            problem = _requirement_problems(*_requirement(ctx, req, req_path), _LABEL_OPERATORS)
+            if problem:
+                ctx.warn(req_path, problem, then)
 
 
 def _node_selector_term(ctx: Ctx, term: Any, path: Path, then: str) -> None:
     term = _typed(ctx, term, path, "mapping")
-    for req, req_path in _items(ctx, term, path, "matchExpressions"):
-        if problem := _requirement_problems(*_requirement(ctx, req, req_path), _NODE_OPERATORS):
-            ctx.warn(req_path, problem, then)
+    with _CHECKED:
+        for req, req_path in _items(ctx, term, path, "matchExpressions"):
+            with _CHECKED:
+                problem = _requirement_problems(*_requirement(ctx, req, req_path), _NODE_OPERATORS)
+                if problem:
+                    ctx.warn(req_path, problem, then)
     for req, req_path in _items(ctx, term, path, "matchFields"):
-        key, op, values = _requirement(ctx, req, req_path)
-        if op not in ("In", "NotIn"):
-            problem = f"unknown matchFields operator {json.dumps(op)} (supported: In, NotIn)"
-            ctx.warn(req_path, problem, then)
-        elif len(values) != 1:
-            problem = f"matchFields operator {json.dumps(op)} needs exactly one value"
-            ctx.warn(req_path, f"{problem}, got {json.dumps(values)}", then)
-        elif key != "metadata.name":
-            ctx.warn(
-                req_path, f'matchFields key {json.dumps(key)} is not "metadata.name"', _FIELD_KEY
-            )
+        with _CHECKED:
+            _match_field(ctx, req, req_path, then)
+
+
+def _match_field(ctx: Ctx, req: Any, path: Path, then: str) -> None:
+    key, op, values = _requirement(ctx, req, path)
+    if op not in ("In", "NotIn"):
+        problem = f"unknown matchFields operator {json.dumps(op)} (supported: In, NotIn)"
+        ctx.warn(path, problem, then)
+    elif len(values) != 1:
+        problem = f"matchFields operator {json.dumps(op)} needs exactly one value"
+        ctx.warn(path, f"{problem}, got {json.dumps(values)}", then)
+    elif key != "metadata.name":
+        ctx.warn(path, f'matchFields key {json.dumps(key)} is not "metadata.name"', _FIELD_KEY)
 
 
 # ---------------------------------------------------------------------- affinity and spreading
-
-_REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
-_PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
 
 
 def _weighted(
     ctx: Ctx, parent: dict[str, Any], path: Path, term_key: str
 ) -> Iterator[tuple[Any, Path]]:
-    """Each preferred term's inner ``term_key`` and its path, after checking the weight."""
+    """Each preferred term's inner ``term_key`` and its path, after checking the weight; a term
+    whose weight or inner term is wrong is reported and skipped."""
     for pref, pref_path in _items(ctx, parent, path, _PREFERRED):
-        pref = _typed(ctx, pref, pref_path, "mapping")
-        _req(ctx, pref, pref_path, "weight", "integer")
-        _int_range(ctx, pref, pref_path, "weight", 1, 100)
-        yield _req(ctx, pref, pref_path, term_key, "mapping"), (*pref_path, term_key)
+        term = None
+        with _CHECKED:
+            pref = _typed(ctx, pref, pref_path, "mapping")
+            with _CHECKED:
+                _req(ctx, pref, pref_path, "weight", "integer")
+                _int_range(ctx, pref, pref_path, "weight", 1, 100)
+            term = _req(ctx, pref, pref_path, term_key, "mapping")
+        if isinstance(pref, dict) and isinstance(term, dict):
+            yield term, (*pref_path, term_key)
 
 
 def _affinity(ctx: Ctx, spec: dict[str, Any], path: Path) -> None:
@@ -297,66 +378,92 @@ def _affinity(ctx: Ctx, spec: dict[str, Any], path: Path) -> None:
     if affinity is None:
         return
     path = (*path, "affinity")
-    node_affinity = _opt(ctx, affinity, path, "nodeAffinity", "mapping")
-    if node_affinity is not None:
-        _node_affinity(ctx, node_affinity, (*path, "nodeAffinity"))
+    with _CHECKED:
+        node_affinity = _opt(ctx, affinity, path, "nodeAffinity", "mapping")
+        if node_affinity is not None:
+            _node_affinity(ctx, node_affinity, (*path, "nodeAffinity"))
     for key in ("podAffinity", "podAntiAffinity"):
-        pod_affinity = _opt(ctx, affinity, path, key, "mapping")
-        if pod_affinity is not None:
-            _pod_affinity(ctx, pod_affinity, (*path, key))
+        with _CHECKED:
+            pod_affinity = _opt(ctx, affinity, path, key, "mapping")
+            if pod_affinity is not None:
+                _pod_affinity(ctx, pod_affinity, (*path, key))
 
 
 def _node_affinity(ctx: Ctx, node_affinity: dict[str, Any], path: Path) -> None:
-    required = _opt(ctx, node_affinity, path, _REQUIRED, "mapping")
-    if required is not None:
-        req_path = (*path, _REQUIRED)
-        if not _req(ctx, required, req_path, "nodeSelectorTerms", "list"):
-            ctx.fail((*req_path, "nodeSelectorTerms"), "must have at least one term")
-        for term, term_path in _items(ctx, required, req_path, "nodeSelectorTerms"):
-            _node_selector_term(ctx, term, term_path, _REQUIRED_NODE)
+    with _CHECKED:
+        required = _opt(ctx, node_affinity, path, _REQUIRED, "mapping")
+        if required is not None:
+            req_path = (*path, _REQUIRED)
+            if not _req(ctx, required, req_path, "nodeSelectorTerms", "list"):
+                ctx.fail((*req_path, "nodeSelectorTerms"), "must have at least one term")
+            for term, term_path in _items(ctx, required, req_path, "nodeSelectorTerms"):
+                with _CHECKED:
+                    _node_selector_term(ctx, term, term_path, _REQUIRED_NODE)
     for term, term_path in _weighted(ctx, node_affinity, path, "preference"):
-        _node_selector_term(ctx, term, term_path, _PREFERRED_NODE)
+        with _CHECKED:
+            _node_selector_term(ctx, term, term_path, _PREFERRED_NODE)
 
 
 def _pod_affinity(ctx: Ctx, pod_affinity: dict[str, Any], path: Path) -> None:
-    for term, term_path in _items(ctx, pod_affinity, path, _REQUIRED):
-        _pod_affinity_term(ctx, term, term_path)
+    with _CHECKED:
+        for term, term_path in _items(ctx, pod_affinity, path, _REQUIRED):
+            with _CHECKED:
+                _pod_affinity_term(ctx, term, term_path)
     for term, term_path in _weighted(ctx, pod_affinity, path, "podAffinityTerm"):
-        _pod_affinity_term(ctx, term, term_path)
+        with _CHECKED:
+            _pod_affinity_term(ctx, term, term_path)
 
 
 def _pod_affinity_term(ctx: Ctx, term: Any, path: Path) -> None:
     term = _typed(ctx, term, path, "mapping")
-    if not _req(ctx, term, path, "topologyKey", "string"):
-        ctx.fail((*path, "topologyKey"), "must not be empty")
-    _label_selector(ctx, term, path, "labelSelector", _POD_AFFINITY)
-    _label_selector(ctx, term, path, "namespaceSelector", _POD_AFFINITY)
+    with _CHECKED:
+        if not _req(ctx, term, path, "topologyKey", "string"):
+            ctx.fail((*path, "topologyKey"), "must not be empty")
+    for key in ("labelSelector", "namespaceSelector"):
+        with _CHECKED:
+            _label_selector(ctx, term, path, key, _POD_AFFINITY_THEN)
     for key in ("namespaces", "matchLabelKeys", "mismatchLabelKeys"):
-        _string_list(ctx, term, path, key)
+        with _CHECKED:
+            _string_list(ctx, term, path, key)
 
 
 def _spread_constraints(ctx: Ctx, spec: dict[str, Any], path: Path) -> None:
     seen: dict[tuple[str, str], Path] = {}
     for c, c_path in _items(ctx, spec, path, "topologySpreadConstraints"):
-        c = _typed(ctx, c, c_path, "mapping")
-        _req(ctx, c, c_path, "maxSkew", "integer")
-        _int_range(ctx, c, c_path, "maxSkew", 1)
-        if not _req(ctx, c, c_path, "topologyKey", "string"):
-            ctx.fail((*c_path, "topologyKey"), "must not be empty")
-        _req(ctx, c, c_path, "whenUnsatisfiable", "string")
-        when = _enum(ctx, c, c_path, "whenUnsatisfiable", ("DoNotSchedule", "ScheduleAnyway"))
-        if _int_range(ctx, c, c_path, "minDomains", 1) is not None and when != "DoNotSchedule":
-            ctx.fail((*c_path, "minDomains"), 'may only be set with "DoNotSchedule"')
-        for key in ("nodeAffinityPolicy", "nodeTaintsPolicy"):
-            _enum(ctx, c, c_path, key, ("Honor", "Ignore"))
-        _label_selector(ctx, c, c_path, "labelSelector", _SPREAD)
-        _string_list(ctx, c, c_path, "matchLabelKeys")
-        pair = (c["topologyKey"], when)
-        if pair in seen:
-            ctx.fail(
-                c_path, f"duplicate topologyKey and whenUnsatisfiable of {render_path(seen[pair])}"
-            )
-        seen[pair] = c_path
+        with _CHECKED:
+            _spread_constraint(ctx, _typed(ctx, c, c_path, "mapping"), c_path, seen)
+
+
+def _spread_constraint(
+    ctx: Ctx, c: dict[str, Any], path: Path, seen: dict[tuple[str, str], Path]
+) -> None:
+    with _CHECKED:
+        _req(ctx, c, path, "maxSkew", "integer")
+        _int_range(ctx, c, path, "maxSkew", 1)
+    with _CHECKED:
+        if not _req(ctx, c, path, "topologyKey", "string"):
+            ctx.fail((*path, "topologyKey"), "must not be empty")
+    with _CHECKED:
+        _req(ctx, c, path, "whenUnsatisfiable", "string")
+        _enum(ctx, c, path, "whenUnsatisfiable", ("DoNotSchedule", "ScheduleAnyway"))
+    when = c.get("whenUnsatisfiable")
+    with _CHECKED:
+        if _int_range(ctx, c, path, "minDomains", 1) is not None and when != "DoNotSchedule":
+            ctx.fail((*path, "minDomains"), 'may only be set with "DoNotSchedule"')
+    for key in ("nodeAffinityPolicy", "nodeTaintsPolicy"):
+        with _CHECKED:
+            _enum(ctx, c, path, key, ("Honor", "Ignore"))
+    with _CHECKED:
+        _label_selector(ctx, c, path, "labelSelector", _SPREAD)
+    with _CHECKED:
+        _string_list(ctx, c, path, "matchLabelKeys")
+    topology_key = c.get("topologyKey")
+    if not (isinstance(topology_key, str) and topology_key and isinstance(when, str)):
+        return
+    pair = (topology_key, when)
+    if pair in seen:
+        ctx.fail(path, f"duplicate topologyKey and whenUnsatisfiable of {render_path(seen[pair])}")
+    seen[pair] = path
 
 
 # ------------------------------------------------------------------------------------------ Pod
@@ -367,20 +474,14 @@ _POD_PHASES = ("Pending", "Running", "Succeeded", "Failed", "Unknown")
 
 
 def _quantities(ctx: Ctx, parent: dict[str, Any], path: Path, key: str) -> dict[str, Fraction]:
+    """The valid quantities of the resource list ``parent[key]``; the others are reported."""
     out = {}
     for name, data in (_opt(ctx, parent, path, key, "mapping") or {}).items():
-        try:
-            amount = parse_quantity(data)
-        except ValueError:
-            ctx.fail((*path, key, name), f"invalid quantity {describe(data)}")
-        if amount < 0:
-            ctx.fail((*path, key, name), f"must be greater than or equal to 0, got {_shown(data)}")
-        out[name] = amount
+        if problem := quantity_problem(data):
+            ctx.report((*path, key, name), problem)
+        else:
+            out[name] = parse_quantity(data)
     return out
-
-
-def _shown(q: Any) -> str:
-    return q if isinstance(q, str) else json.dumps(q)
 
 
 def _resources(ctx: Ctx, parent: dict[str, Any], path: Path) -> None:
@@ -392,83 +493,132 @@ def _resources(ctx: Ctx, parent: dict[str, Any], path: Path) -> None:
     limits = _quantities(ctx, resources, path, "limits")
     for name, request in requests.items():
         if name in limits and request > limits[name]:
-            limit = _shown(resources["limits"][name])
-            message = f"{_shown(resources['requests'][name])} must be less than or equal to"
-            ctx.fail((*path, "requests", name), f"{message} {name} limit of {limit}")
+            limit = shown(resources["limits"][name])
+            message = f"{shown(resources['requests'][name])} must be less than or equal to"
+            ctx.report((*path, "requests", name), f"{message} {name} limit of {limit}")
 
 
 def _containers(ctx: Ctx, spec: dict[str, Any], spec_path: Path) -> None:
-    if not _req(ctx, spec, spec_path, "containers", "list"):
-        ctx.fail((*spec_path, "containers"), "must contain at least one container")
+    with _CHECKED:
+        if not _req(ctx, spec, spec_path, "containers", "list"):
+            ctx.fail((*spec_path, "containers"), "must contain at least one container")
     names: dict[str, Path] = {}
     for key in ("containers", "initContainers"):
-        for container, path in _items(ctx, spec, spec_path, key):
-            _container(ctx, container, path, names, init=key == "initContainers")
+        with _CHECKED:
+            for container, path in _items(ctx, spec, spec_path, key):
+                with _CHECKED:
+                    container = _typed(ctx, container, path, "mapping")
+                    _container(ctx, container, path, names, init=key == "initContainers")
 
 
-def _container(ctx: Ctx, container: Any, path: Path, names: dict[str, Path], *, init: bool) -> None:
-    container = _typed(ctx, container, path, "mapping")
-    name = _req(ctx, container, path, "name", "string")
-    if problem := _dns_label_problem(name):
-        ctx.fail((*path, "name"), problem)
-    if name in names:
-        ctx.fail((*path, "name"), f"duplicate container name {json.dumps(name)}")
-    names[name] = path
-    _req(ctx, container, path, "image", "string")
-    _resources(ctx, container, path)
-    for port, port_path in _items(ctx, container, path, "ports"):
-        port = _typed(ctx, port, port_path, "mapping")
-        _req(ctx, port, port_path, "containerPort", "integer")
-        _int_range(ctx, port, port_path, "containerPort", 1, 65535)
-        _int_range(ctx, port, port_path, "hostPort", 0, 65535)
-        _enum(ctx, port, port_path, "protocol", ("TCP", "UDP", "SCTP"))
-    restart = _opt(ctx, container, path, "restartPolicy", "string")
-    if restart is not None and not init:
-        ctx.fail((*path, "restartPolicy"), "may only be set on initContainers")
-    _enum(ctx, container, path, "restartPolicy", ("Always",))
+def _container(
+    ctx: Ctx, container: dict[str, Any], path: Path, names: dict[str, Path], *, init: bool
+) -> None:
+    with _CHECKED:
+        name = _req(ctx, container, path, "name", "string")
+        if problem := _dns_label_problem(name):
+            ctx.fail((*path, "name"), problem)
+        if name in names:
+            ctx.fail((*path, "name"), f"duplicate container name {json.dumps(name)}")
+        names[name] = path
+    with _CHECKED:
+        _req(ctx, container, path, "image", "string")
+    with _CHECKED:
+        _resources(ctx, container, path)
+    with _CHECKED:
+        for port, port_path in _items(ctx, container, path, "ports"):
+            with _CHECKED:
+                _port(ctx, _typed(ctx, port, port_path, "mapping"), port_path)
+    with _CHECKED:
+        restart = _opt(ctx, container, path, "restartPolicy", "string")
+        if restart is not None and not init:
+            ctx.fail((*path, "restartPolicy"), "may only be set on initContainers")
+        _enum(ctx, container, path, "restartPolicy", ("Always",))
+
+
+def _port(ctx: Ctx, port: dict[str, Any], path: Path) -> None:
+    with _CHECKED:
+        _req(ctx, port, path, "containerPort", "integer")
+        _int_range(ctx, port, path, "containerPort", 1, 65535)
+    with _CHECKED:
+        _int_range(ctx, port, path, "hostPort", 0, 65535)
+    _enum(ctx, port, path, "protocol", ("TCP", "UDP", "SCTP"))
 
 
 def _tolerations(ctx: Ctx, spec: dict[str, Any], spec_path: Path) -> None:
     for t, path in _items(ctx, spec, spec_path, "tolerations"):
-        t = _typed(ctx, t, path, "mapping")
-        key = _opt(ctx, t, path, "key", "string") or ""
-        op = _enum(ctx, t, path, "operator", ("", "Equal", "Exists")) or ""
-        data = _opt(ctx, t, path, "value", "string") or ""
-        effect = _enum(ctx, t, path, "effect", ("", *_EFFECTS)) or ""
+        with _CHECKED:
+            _toleration(ctx, _typed(ctx, t, path, "mapping"), path)
+
+
+def _toleration(ctx: Ctx, t: dict[str, Any], path: Path) -> None:
+    # types first: the rules below compare the values
+    key = _opt(ctx, t, path, "key", "string") or ""
+    op = _enum(ctx, t, path, "operator", ("", "Equal", "Exists")) or ""
+    data = _opt(ctx, t, path, "value", "string") or ""
+    effect = _enum(ctx, t, path, "effect", ("", *_EFFECTS)) or ""
+    seconds = _opt(ctx, t, path, "tolerationSeconds", "integer")
+    with _CHECKED:
         if key and (problem := label_key_problem(key)):
             ctx.fail((*path, "key"), problem)
+    with _CHECKED:
         if not key and op != "Exists":
             ctx.fail((*path, "operator"), 'must be "Exists" when key is empty')
+    with _CHECKED:
         if op == "Exists" and data:
             ctx.fail((*path, "value"), 'must be empty when operator is "Exists"')
         if op != "Exists" and (problem := label_value_problem(data)):
             ctx.fail((*path, "value"), problem)
-        if _opt(ctx, t, path, "tolerationSeconds", "integer") is not None and effect != "NoExecute":
-            ctx.fail((*path, "effect"), 'must be "NoExecute" when tolerationSeconds is set')
+    if seconds is not None and effect != "NoExecute":
+        ctx.fail((*path, "effect"), 'must be "NoExecute" when tolerationSeconds is set')
 
 
 def _validate_pod(ctx: Ctx, pod: dict[str, Any]) -> None:
-    _validate_pod_spec(ctx, _req(ctx, pod, (), "spec", "mapping"), ("spec",))
+    with _CHECKED:
+        _validate_pod_spec(ctx, _req(ctx, pod, (), "spec", "mapping"), ("spec",))
     status = _opt(ctx, pod, (), "status", "mapping") or {}
-    _enum(ctx, status, ("status",), "phase", _POD_PHASES)
-    _opt(ctx, status, ("status",), "nominatedNodeName", "string")
+    with _CHECKED:
+        _enum(ctx, status, ("status",), "phase", _POD_PHASES)
 
 
 def _validate_pod_spec(ctx: Ctx, spec: dict[str, Any], path: Path) -> None:
     """A PodSpec at ``path``: a Pod's ``spec`` or a DaemonSet's ``spec.template.spec``."""
-    _containers(ctx, spec, path)
-    _label_map(ctx, spec, path, "nodeSelector")
-    for key in ("nodeName", "schedulerName", "priorityClassName"):
-        _opt(ctx, spec, path, key, "string")
-    _int32(ctx, spec, path, "priority")
-    _enum(ctx, spec, path, "preemptionPolicy", _PREEMPTION_POLICIES)
-    _quantities(ctx, spec, path, "overhead")
-    _resources(ctx, spec, path)
-    _tolerations(ctx, spec, path)
-    _affinity(ctx, spec, path)
-    _spread_constraints(ctx, spec, path)
+    checks: tuple[Callable[[Ctx, dict[str, Any], Path], object], ...] = (
+        _containers,
+        lambda ctx, spec, path: _label_map(ctx, spec, path, "nodeSelector"),
+        lambda ctx, spec, path: _int32(ctx, spec, path, "priority"),
+        lambda ctx, spec, path: _enum(ctx, spec, path, "preemptionPolicy", _PREEMPTION_POLICIES),
+        lambda ctx, spec, path: _quantities(ctx, spec, path, "overhead"),
+        _resources,
+        _tolerations,
+        _affinity,
+        _spread_constraints,
+        _scheduling_gates,
+        _volumes,
+        lambda ctx, spec, path: _int_range(ctx, spec, path, "terminationGracePeriodSeconds", 0),
+    )
+    for check in checks:
+        with _CHECKED:
+            check(ctx, spec, path)
+
+
+def _scheduling_gates(ctx: Ctx, spec: dict[str, Any], path: Path) -> None:
     for gate, gate_path in _items(ctx, spec, path, "schedulingGates"):
-        _req(ctx, _typed(ctx, gate, gate_path, "mapping"), gate_path, "name", "string")
+        with _CHECKED:
+            _req(ctx, _typed(ctx, gate, gate_path, "mapping"), gate_path, "name", "string")
+
+
+def _volumes(ctx: Ctx, spec: dict[str, Any], path: Path) -> None:
+    names: set[str] = set()
+    for volume, volume_path in _items(ctx, spec, path, "volumes"):
+        with _CHECKED:
+            volume = _typed(ctx, volume, volume_path, "mapping")
+            name = _req(ctx, volume, volume_path, "name", "string")
+            if problem := _dns_label_problem(name):
+                ctx.fail((*volume_path, "name"), problem)
+            if name in names:
+                ctx.fail((*volume_path, "name"), f"Duplicate value: {json.dumps(name)}")
+            names.add(name)
 
 
 # ------------------------------------------------------------------------- the other kinds
@@ -476,26 +626,41 @@ def _validate_pod_spec(ctx: Ctx, spec: dict[str, Any], path: Path) -> None:
 
 def _validate_node(ctx: Ctx, node: dict[str, Any]) -> None:
     spec = _opt(ctx, node, (), "spec", "mapping") or {}
-    _opt(ctx, spec, ("spec",), "unschedulable", "boolean")
+    with _CHECKED:
+        _opt(ctx, spec, ("spec",), "unschedulable", "boolean")
     seen: set[tuple[str, str]] = set()
-    for taint, path in _items(ctx, spec, ("spec",), "taints"):
-        taint = _typed(ctx, taint, path, "mapping")
+    with _CHECKED:
+        for taint, path in _items(ctx, spec, ("spec",), "taints"):
+            with _CHECKED:
+                _taint(ctx, _typed(ctx, taint, path, "mapping"), path, seen)
+    status = _opt(ctx, node, (), "status", "mapping") or {}
+    for key in ("capacity", "allocatable"):
+        with _CHECKED:
+            _quantities(ctx, status, ("status",), key)
+    with _CHECKED:
+        for image, path in _items(ctx, status, ("status",), "images"):
+            with _CHECKED:
+                image = _typed(ctx, image, path, "mapping")
+                with _CHECKED:
+                    _string_list(ctx, image, path, "names")
+                _int_range(ctx, image, path, "sizeBytes", 0)
+
+
+def _taint(ctx: Ctx, taint: dict[str, Any], path: Path, seen: set[tuple[str, str]]) -> None:
+    with _CHECKED:
         if problem := label_key_problem(_req(ctx, taint, path, "key", "string")):
             ctx.fail((*path, "key"), problem)
+    with _CHECKED:
         if problem := label_value_problem(_opt(ctx, taint, path, "value", "string") or ""):
             ctx.fail((*path, "value"), problem)
-        _req(ctx, taint, path, "effect", "string")
-        pair = (taint["key"], _enum(ctx, taint, path, "effect", _EFFECTS))
-        if pair in seen:
-            ctx.fail(path, f"duplicate taint with key {json.dumps(pair[0])} and effect {pair[1]}")
-        seen.add(pair)
-    status = _opt(ctx, node, (), "status", "mapping") or {}
-    _quantities(ctx, status, ("status",), "capacity")
-    _quantities(ctx, status, ("status",), "allocatable")
-    for image, path in _items(ctx, status, ("status",), "images"):
-        image = _typed(ctx, image, path, "mapping")
-        _string_list(ctx, image, path, "names")
-        _int_range(ctx, image, path, "sizeBytes", 0)
+    _req(ctx, taint, path, "effect", "string")
+    key, effect = taint.get("key"), _enum(ctx, taint, path, "effect", _EFFECTS)
+    if not isinstance(key, str):
+        return
+    pair = (key, effect)
+    if pair in seen:
+        ctx.fail(path, f"duplicate taint with key {json.dumps(pair[0])} and effect {pair[1]}")
+    seen.add(pair)
 
 
 _PERCENT = re.compile(r"[0-9]+%")
@@ -503,45 +668,56 @@ _PERCENT = re.compile(r"[0-9]+%")
 
 def _validate_pdb(ctx: Ctx, pdb: dict[str, Any]) -> None:
     spec = _opt(ctx, pdb, (), "spec", "mapping") or {}
-    _label_selector(ctx, spec, ("spec",), "selector", _PDB_SELECTOR)
+    with _CHECKED:
+        _label_selector(ctx, spec, ("spec",), "selector", _PDB_SELECTOR)
     for key in ("minAvailable", "maxUnavailable"):
-        data = spec.get(key)
-        if isinstance(data, str) and _PERCENT.fullmatch(data):
-            if int(data[:-1]) > 100:
-                ctx.fail(("spec", key), f"must not be greater than 100%, got {data}")
-        elif data is not None and not isinstance(data, str):
-            _int_range(ctx, spec, ("spec",), key, 0)
-        elif data is not None:
-            ctx.fail(
-                ("spec", key), f'must be an integer or a percentage "N%", got {describe(data)}'
-            )
+        with _CHECKED:
+            _int_or_percent(ctx, spec, key)
     if spec.get("minAvailable") is not None and spec.get("maxUnavailable") is not None:
-        ctx.fail(("spec", "maxUnavailable"), "minAvailable and maxUnavailable cannot both be set")
+        ctx.report(("spec", "maxUnavailable"), "minAvailable and maxUnavailable cannot both be set")
     status = _opt(ctx, pdb, (), "status", "mapping") or {}
     for key in ("disruptionsAllowed", "currentHealthy", "desiredHealthy", "expectedPods"):
-        _int_range(ctx, status, ("status",), key, 0)
+        with _CHECKED:
+            _int_range(ctx, status, ("status",), key, 0)
+
+
+def _int_or_percent(ctx: Ctx, spec: dict[str, Any], key: str) -> None:
+    data = spec.get(key)
+    if isinstance(data, str) and _PERCENT.fullmatch(data):
+        if int(data[:-1]) > 100:
+            ctx.fail(("spec", key), f"must not be greater than 100%, got {data}")
+    elif data is not None and not isinstance(data, str):
+        _int_range(ctx, spec, ("spec",), key, 0)
+    elif data is not None:
+        ctx.fail(("spec", key), f'must be an integer or a percentage "N%", got {describe(data)}')
 
 
 def _validate_priority_class(ctx: Ctx, pc: dict[str, Any]) -> None:
-    _req(ctx, pc, (), "value", "integer")
-    _int32(ctx, pc, (), "value")
-    _opt(ctx, pc, (), "globalDefault", "boolean")
-    _enum(ctx, pc, (), "preemptionPolicy", _PREEMPTION_POLICIES)
+    with _CHECKED:
+        _req(ctx, pc, (), "value", "integer")
+        _int32(ctx, pc, (), "value")
+        name = (pc.get("metadata") or {}).get("name")
+        builtin = BUILTIN_PRIORITY.get(name) if isinstance(name, str) else None
+        if builtin is not None and pc["value"] != builtin:
+            ctx.fail(("value",), f"must be {builtin}, the value of this built-in PriorityClass")
+    with _CHECKED:
+        _opt(ctx, pc, (), "globalDefault", "boolean")
+    with _CHECKED:
+        _enum(ctx, pc, (), "preemptionPolicy", _PREEMPTION_POLICIES)
     _opt(ctx, pc, (), "description", "string")
-    builtin = BUILTIN_PRIORITY.get(pc["metadata"]["name"])
-    if builtin is not None and pc["value"] != builtin:
-        ctx.fail(("value",), f"must be {builtin}, the value of this built-in PriorityClass")
 
 
 def _validate_daemonset(ctx: Ctx, ds: dict[str, Any]) -> None:
     spec = _req(ctx, ds, (), "spec", "mapping")
-    _opt(ctx, spec, ("spec",), "selector", "mapping")
+    with _CHECKED:
+        _opt(ctx, spec, ("spec",), "selector", "mapping")
     template = _req(ctx, spec, ("spec",), "template", "mapping")
     path: Path = ("spec", "template")
-    meta = _opt(ctx, template, path, "metadata", "mapping") or {}
-    _label_map(ctx, meta, (*path, "metadata"), "labels")
-    for key, data in (_opt(ctx, meta, (*path, "metadata"), "annotations", "mapping") or {}).items():
-        _typed(ctx, data, (*path, "metadata", "annotations", key), "string")
+    with _CHECKED:
+        meta = _opt(ctx, template, path, "metadata", "mapping") or {}
+        with _CHECKED:
+            _label_map(ctx, meta, (*path, "metadata"), "labels")
+        _string_map(ctx, meta, (*path, "metadata"), "annotations")
     _validate_pod_spec(ctx, _req(ctx, template, path, "spec", "mapping"), (*path, "spec"))
 
 
@@ -550,21 +726,24 @@ _CONFIG_MAP_KEY = re.compile(r"[-._a-zA-Z0-9]+")
 
 def _validate_config_map(ctx: Ctx, cm: dict[str, Any]) -> None:
     for key in ("data", "binaryData"):
-        for name, data in (_opt(ctx, cm, (), key, "mapping") or {}).items():
-            if len(name) > 253 or not _CONFIG_MAP_KEY.fullmatch(name):
-                problem = "must consist of at most 253 alphanumerics, '-', '_' or '.'"
-                ctx.fail((key, name), f"invalid key {json.dumps(name)}: {problem}")
-            _typed(ctx, data, (key, name), "string")
+        with _CHECKED:
+            for name, data in (_opt(ctx, cm, (), key, "mapping") or {}).items():
+                with _CHECKED:
+                    if len(name) > 253 or not _CONFIG_MAP_KEY.fullmatch(name):
+                        problem = "must consist of at most 253 alphanumerics, '-', '_' or '.'"
+                        ctx.fail((key, name), f"invalid key {json.dumps(name)}: {problem}")
+                    _typed(ctx, data, (key, name), "string")
     _opt(ctx, cm, (), "immutable", "boolean")
 
 
 def _validate_machine_set(ctx: Ctx, obj: dict[str, Any]) -> None:
     """MachineDeployment and MachineSet: what the autoscaler reads (annotations are strings)."""
     spec = _opt(ctx, obj, (), "spec", "mapping") or {}
-    _int_range(ctx, spec, ("spec",), "replicas", 0, 2**31 - 1)
-    _opt(ctx, spec, ("spec",), "clusterName", "string")
-    _opt(ctx, spec, ("spec",), "selector", "mapping")
-    _opt(ctx, spec, ("spec",), "template", "mapping")
+    with _CHECKED:
+        _int_range(ctx, spec, ("spec",), "replicas", 0, 2**31 - 1)
+    for key in ("clusterName", "selector", "template"):
+        with _CHECKED:
+            _opt(ctx, spec, ("spec",), key, "string" if key == "clusterName" else "mapping")
 
 
 def _nothing(ctx: Ctx, obj: dict[str, Any]) -> None:
@@ -598,11 +777,10 @@ _SUPPORTED = ", ".join(
 # -------------------------------------------------------------------- apiVersion, kind and metadata
 
 
-def _header(doc: Doc) -> str:
+def _header(ctx: Ctx, data: dict[str, Any]) -> str:
     """The object's kind, after checking apiVersion and kind."""
-    ctx = Ctx(doc, "", [])
-    api_version = _req(ctx, doc.data, (), "apiVersion", "string")
-    kind: str = _req(ctx, doc.data, (), "kind", "string")
+    api_version = _req(ctx, data, (), "apiVersion", "string")
+    kind: str = _req(ctx, data, (), "kind", "string")
     if kind not in KINDS:
         ctx.fail(("kind",), f"unsupported kind {json.dumps(kind)}; supported: {_SUPPORTED}")
     if api_version not in KINDS[kind].api_versions:
@@ -614,8 +792,9 @@ def _header(doc: Doc) -> str:
     return kind
 
 
-def _metadata(ctx: Ctx, obj: dict[str, Any]) -> None:
-    """Check metadata and name the object in ``ctx`` (``Pod default/web-0``)."""
+def _identity(ctx: Ctx, obj: dict[str, Any]) -> None:
+    """Check metadata's name and namespace and name the object in ``ctx`` (``Pod default/web-0``)
+    when both are valid."""
     meta = _req(ctx, obj, (), "metadata", "mapping")
     path: Path = ("metadata",)
     name = _req(ctx, meta, path, "name", "string")
@@ -626,22 +805,40 @@ def _metadata(ctx: Ctx, obj: dict[str, Any]) -> None:
     if ctx.kind in NAMESPACED and (problem := _dns_label_problem(namespace)):
         ctx.fail((*path, "namespace"), problem)
     ctx.obj = f"{ctx.kind} {namespace}/{name}" if ctx.kind in NAMESPACED else f"{ctx.kind} {name}"
-    _label_map(ctx, meta, path, "labels")
-    for key, data in (_opt(ctx, meta, path, "annotations", "mapping") or {}).items():
-        _typed(ctx, data, (*path, "annotations", key), "string")
-    _opt(ctx, meta, path, "uid", "string")
+
+
+def _metadata(ctx: Ctx, meta: dict[str, Any]) -> None:
+    path: Path = ("metadata",)
+    with _CHECKED:
+        _label_map(ctx, meta, path, "labels")
+    with _CHECKED:
+        _string_map(ctx, meta, path, "annotations")
     for ref, ref_path in _items(ctx, meta, path, "ownerReferences"):
-        ref = _typed(ctx, ref, ref_path, "mapping")
-        _req(ctx, ref, ref_path, "kind", "string")
-        _req(ctx, ref, ref_path, "name", "string")
-        _opt(ctx, ref, ref_path, "controller", "boolean")
+        with _CHECKED:
+            ref = _typed(ctx, ref, ref_path, "mapping")
+            for key in ("kind", "name"):
+                with _CHECKED:
+                    _req(ctx, ref, ref_path, key, "string")
 
 
-def validate_object(doc: Doc, warnings: list[str]) -> tuple[str, Ctx]:
-    """The kind of the object ``doc`` and its context, after checking every field."""
-    kind = _header(doc)
-    ctx = Ctx(doc, kind, warnings)
-    if kind != "KubeSchedulerConfiguration":
-        _metadata(ctx, doc.data)
-    KINDS[kind].validate(ctx, doc.data)
-    return kind, ctx
+def validate_object(doc: Doc, warnings: list[str], errors: list[ManifestError]) -> Ctx:
+    """The context of the object ``doc`` (``Ctx.kind`` is "" when apiVersion or kind is wrong),
+    after appending every problem of it to ``errors`` and its warnings to ``warnings``."""
+    ctx = Ctx(doc, "", warnings, errors)
+    with _CHECKED:
+        ctx.kind = ctx.obj = _header(ctx, doc.data)
+    if not ctx.kind:
+        ctx.flush()
+        return ctx
+    data = doc.data
+    if ctx.kind != "KubeSchedulerConfiguration":
+        with _CHECKED:
+            _identity(ctx, data)
+    conform(data, SHAPES[ctx.kind], (), ctx.report)
+    with _CHECKED:
+        if ctx.kind != "KubeSchedulerConfiguration":
+            _metadata(ctx, _typed(ctx, data.get("metadata"), ("metadata",), "mapping"))
+    with _CHECKED:
+        KINDS[ctx.kind].validate(ctx, data)
+    ctx.flush()
+    return ctx

@@ -169,7 +169,8 @@ POD_FILLER = pod("filler", "n")  # ten lines before the ConfigMap's document
         (
             daemonset("agent").replace("cpu: 50m", "cpu: lots"),
             "t.yaml:9: DaemonSet kube-system/agent: "
-            'spec.template.spec.containers[0].resources.requests.cpu: invalid quantity "lots"',
+            'spec.template.spec.containers[0].resources.requests.cpu: Invalid value: "lots": '
+            "must be a quantity",
         ),
         (
             daemonset("agent", "tolerations: [{operator: Equal}]"),

@@ -167,7 +167,7 @@ BAD_MANIFESTS = [
     (
         "missing-name",
         "apiVersion: v1\nkind: Pod\nmetadata: {namespace: x}\nspec: {containers: []}\n",
-        ["bad.yaml:", "Pod", "metadata.name", "is required"],
+        ["bad.yaml:", "Pod", "metadata.name", "is required", "must contain at least one container"],
     ),
     (
         "unknown-kind",
@@ -186,8 +186,76 @@ def test_eval_bad_manifest(
     path = write(tmp_path, "bad.yaml", text)
     code, out, err = run(capsys, "eval", path)
     assert (code, out) == (2, "")
-    assert err.startswith("schedspec eval: ") and err.endswith("\n") and err.count("\n") == 1
+    assert err.endswith("\n")
+    assert all(line.startswith("schedspec eval: ") for line in err.splitlines()), err
     assert all(s in err for s in named), err
+
+
+# Issue 23: bad input in ``status`` reached the rules and crashed them (scheduler_view reading
+# ``c.get`` of a string condition, impl's DisruptionTarget handling, values.py hashing a list).
+CRASHED = """\
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {capacity: {cpu: "4", memory: 8Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p1}
+spec:
+  containers: [{name: c, image: x, resources: {requests: {cpu: 100m}}}]
+status: STATUS
+"""
+CRASH_SIGNATURES = [
+    (
+        "conditions-a-string",
+        "{conditions: Ready}",
+        'bad.yaml:11: Pod default/p1: status.conditions: must be a list, got "Ready"',
+    ),
+    (
+        "condition-status-a-list",
+        "{conditions: [{type: DisruptionTarget, status: [True]}]}",
+        "bad.yaml:11: Pod default/p1: status.conditions[0].status: must be a string, got a list",
+    ),
+]
+
+
+@pytest.mark.parametrize("command", ["eval", "schedule", "explain"])
+@pytest.mark.parametrize(
+    ("status", "message"), [c[1:] for c in CRASH_SIGNATURES], ids=[c[0] for c in CRASH_SIGNATURES]
+)
+def test_bad_status_is_bad_input_not_a_crash(
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    command: str,
+    status: str,
+    message: str,
+) -> None:
+    write(tmp_path, "bad.yaml", CRASHED.replace("STATUS", status))
+    monkeypatch.chdir(tmp_path)
+    argv = [command, "bad.yaml", *(["--pod", "default/p1"] if command == "explain" else [])]
+    code, out, err = run(capsys, *argv)
+    assert (code, out, err) == (2, "", f"schedspec {command}: {message}\n")
+
+
+def test_every_problem_is_reported_one_line_each(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    status = "\n  phase: Done\n  startTime: yesterday"
+    text = CRASHED.replace("STATUS", status).replace("cpu: 100m", "cpu: abc")
+    write(tmp_path, "bad.yaml", text)
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, "eval", "bad.yaml")
+    assert (code, out) == (2, "")
+    assert err.splitlines() == [
+        "schedspec eval: bad.yaml:10: Pod default/p1: spec.containers[0].resources.requests.cpu: "
+        'Invalid value: "abc": must be a quantity',
+        'schedspec eval: bad.yaml:12: Pod default/p1: status.phase: unsupported value "Done": '
+        'supported values: "Pending", "Running", "Succeeded", "Failed", "Unknown"',
+        "schedspec eval: bad.yaml:13: Pod default/p1: status.startTime: "
+        'Invalid value: "yesterday": must be an RFC 3339 time such as "2006-01-02T15:04:05Z"',
+    ]
 
 
 @pytest.mark.parametrize(

@@ -643,7 +643,10 @@ def test_valid_manifest_has_no_warnings() -> None:
             ),
             'nodeTaintsPolicy: unsupported value "Always"',
         ),
-        (pod_with("overhead: {cpu: lots}"), 'spec.overhead.cpu: invalid quantity "lots"'),
+        (
+            pod_with("overhead: {cpu: lots}"),
+            'spec.overhead.cpu: Invalid value: "lots": must be a quantity',
+        ),
         (
             pod_with("resources: {requests: {memory: 1Gi}, limits: {memory: 1Mi}}"),
             "spec.resources.requests.memory: 1Gi must be less than or equal to memory limit of 1Mi",
@@ -719,6 +722,180 @@ def test_valid_manifest_has_no_warnings() -> None:
 )
 def test_errors(text: str, expected: str) -> None:
     assert expected in error(text)
+
+
+# Issue 23: ``status`` and ``metadata`` fields the rules read, of the wrong type or shape.
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (  # crash signature 1: scheduler_view and impl called ``c.get`` on a string
+            pod_with("", extra="status: {conditions: Ready}\n"),
+            't.yaml:6: Pod default/p: status.conditions: must be a list, got "Ready"',
+        ),
+        (  # crash signature 2: values.py hashed a list
+            pod_with(
+                "", extra="status: {conditions: [{type: DisruptionTarget, status: [True]}]}\n"
+            ),
+            "t.yaml:6: Pod default/p: status.conditions[0].status: must be a string, got a list",
+        ),
+        (
+            pod_with("", extra="status: {conditions: [Ready]}\n"),
+            'status.conditions[0]: must be a mapping, got "Ready"',
+        ),
+        (
+            pod_with("", extra="status: {conditions: [{type: Ready, reason: 5}]}\n"),
+            "status.conditions[0].reason: must be a string, got 5",
+        ),
+        (
+            pod_with("", extra="status: {startTime: yesterday}\n"),
+            'status.startTime: Invalid value: "yesterday": must be an RFC 3339 time such as '
+            '"2006-01-02T15:04:05Z"',
+        ),
+        (
+            pod_with("", extra="status: {startTime: 2025-01-01 10:00:00}\n"),
+            'status.startTime: Invalid value: "2025-01-01 10:00:00": must be an RFC 3339 time',
+        ),
+        (
+            pod_with("", extra="status: {nominatedNodeName: [n1]}\n"),
+            "status.nominatedNodeName: must be a string, got a list",
+        ),
+        (
+            pod_with("", extra="status: {containerStatuses: {name: app}}\n"),
+            "status.containerStatuses: must be a list, got a mapping",
+        ),
+        (
+            pod_with(
+                "",
+                extra="status: {containerStatuses: [{name: app, allocatedResources: {cpu: x}}]}\n",
+            ),
+            'status.containerStatuses[0].allocatedResources.cpu: Invalid value: "x": '
+            "must be a quantity",
+        ),
+        (
+            POD.replace("{name: p}", "{name: p, deletionTimestamp: 5}"),
+            "metadata.deletionTimestamp: must be a string (an RFC 3339 time), got 5",
+        ),
+        (
+            POD.replace("{name: p}", "{name: p, annotations: {a: 1}}"),
+            "metadata.annotations.a: must be a string, got 1",
+        ),
+        (
+            POD.replace(
+                "{name: p}", "{name: p, ownerReferences: [{kind: R, name: r, controller: 'true'}]}"
+            ),
+            'metadata.ownerReferences[0].controller: must be a boolean, got "true"',
+        ),
+        (
+            POD.replace("{name: p}", "{name: p, ownerReferences: [{name: r}]}"),
+            "metadata.ownerReferences[0].kind: is required",
+        ),
+        (
+            POD.replace("image: nginx", "image: nginx, ports: [{containerPort: 80, hostIP: x}]"),
+            'spec.containers[0].ports[0].hostIP: Invalid value: "x": must be a valid IP address',
+        ),
+        (
+            pod_with("volumes: [{emptyDir: {}}]"),
+            "spec.volumes[0].name: is required",
+        ),
+        (
+            pod_with("volumes: [{name: v, emptyDir: {medium: [Memory]}}]"),
+            "spec.volumes[0].emptyDir.medium: must be a string, got a list",
+        ),
+        (
+            pod_with("terminationGracePeriodSeconds: -1"),
+            "spec.terminationGracePeriodSeconds: must be at least 0, got -1",
+        ),
+        (pod_with("hostNetwork: 'yes'"), 'spec.hostNetwork: must be a boolean, got "yes"'),
+        (
+            NODE_A + "status: {allocatable: {cpu: four}}",
+            'status.allocatable.cpu: Invalid value: "four": must be a quantity',
+        ),
+        (NODE_A + "status: {conditions: Ready}", 'status.conditions: must be a list, got "Ready"'),
+        (NODE_A + "status: {phase: 1}", "status.phase: must be a string, got 1"),
+        (
+            "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: b}\n"
+            "status: {disruptedPods: {p: now}}",
+            'status.disruptedPods.p: Invalid value: "now": must be an RFC 3339 time',
+        ),
+    ],
+    ids=lambda v: v[:60] if isinstance(v, str) else repr(v),
+)
+def test_status_and_metadata_errors(text: str, expected: str) -> None:
+    assert expected in error(text)
+
+
+def test_valid_status_and_metadata_load() -> None:
+    cluster = manifest(
+        POD.replace(
+            "{name: p}",
+            "{name: p, creationTimestamp: '2025-01-01T00:00:00Z', "
+            "deletionTimestamp: 2025-01-01T00:00:01.5+02:00, ownerReferences: "
+            "[{apiVersion: apps/v1, kind: ReplicaSet, name: r, uid: u, controller: true}]}",
+        )
+        + "status:\n"
+        "  startTime: 2025-01-01T00:00:00Z\n"
+        "  conditions: [{type: Ready, status: 'True', lastTransitionTime: null}]\n"
+        "  containerStatuses: [{name: app, resources: {requests: {cpu: 1}}, "
+        "allocatedResources: {cpu: 1}}]\n"
+    )
+    assert cluster.pods[0]["status"]["startTime"] == "2025-01-01T00:00:00Z"
+
+
+THREE_BAD = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web
+  labels: {app: 1}
+spec:
+  containers:
+  - name: app
+    image: nginx
+    resources: {requests: {cpu: abc}}
+status:
+  conditions: Ready
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+spec: {unschedulable: 'no'}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n2}
+"""
+
+
+def test_every_error_at_once() -> None:
+    """Three bad fields in one object and one in another: four lines, in order, and nothing
+    loaded (not even the valid node)."""
+    with pytest.raises(ManifestError) as info:
+        manifest(THREE_BAD)
+    assert str(info.value).splitlines() == [
+        't.yaml:5: Pod default/web: metadata.labels.app: must be a string, got 1; quote it: "1"',
+        "t.yaml:10: Pod default/web: spec.containers[0].resources.requests.cpu: Invalid value: "
+        '"abc": must be a quantity',
+        't.yaml:12: Pod default/web: status.conditions: must be a list, got "Ready"',
+        't.yaml:17: Node n1: spec.unschedulable: must be a boolean, got "no"',
+    ]
+    assert [e.path for e in info.value.errors] == [
+        "metadata.labels.app",
+        "spec.containers[0].resources.requests.cpu",
+        "status.conditions",
+        "spec.unschedulable",
+    ]
+    assert (info.value.obj, info.value.path) == ("Pod default/web", "metadata.labels.app")
+
+
+def test_one_error_per_field_and_rules_after_types() -> None:
+    """A field of the wrong type is reported once; a rule on another field still runs."""
+    text = pod_with("tolerations: [{key: k, operator: Exist, effect: 5}]\npriority: x")
+    assert error(text).splitlines() == [
+        't.yaml:6: Pod default/p: spec.tolerations[0].operator: unsupported value "Exist": '
+        'supported values: "Equal", "Exists"',
+        "t.yaml:6: Pod default/p: spec.tolerations[0].effect: must be a string, got 5",
+        't.yaml:7: Pod default/p: spec.priority: must be an integer, got "x"',
+    ]
 
 
 def test_unreadable_file(tmp_path: Path) -> None:
