@@ -1,0 +1,157 @@
+"""The symbolic Kubernetes objects (nodes, pods and their parts) and the cluster holding them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import z3
+
+from schedspec.spec.compile.z3 import SStr, Universe
+from schedspec.spec.kube.symbolic.bounds import Bounds
+
+
+@dataclass
+class _Map:
+    """A string map with fixed candidate keys: key ↦ (present, value)."""
+
+    entries: dict[str, tuple[Any, Any]]
+
+
+@dataclass
+class _Requirement:
+    present: Any
+    key: SStr
+    operator: SStr
+    values: list[tuple[Any, SStr]]
+
+
+@dataclass
+class _Selector:
+    present: Any
+    match_labels: _Map
+    exprs: list[_Requirement]
+
+
+@dataclass
+class _AffinityTerm:
+    present: Any
+    topology_key: SStr
+    selector: _Selector
+    namespaces: dict[str, Any]
+
+
+@dataclass
+class _Spread:
+    present: Any
+    max_skew: Any
+    topology_key: SStr
+    when: SStr
+    selector: _Selector
+
+
+@dataclass
+class _Port:
+    present: Any
+    host_port: Any
+    host_ip: SStr
+    protocol: SStr
+
+
+@dataclass
+class _Container:
+    present: Any
+    name: str
+    sidecar: Any
+    requests: dict[str, tuple[Any, Any]]
+    ports: list[_Port]
+
+
+@dataclass
+class _Toleration:
+    present: Any
+    key: SStr
+    operator: SStr
+    value: SStr
+    effect: SStr
+
+
+@dataclass
+class _Taint:
+    present: Any
+    key: SStr
+    value: SStr
+    effect: SStr
+
+
+@dataclass
+class SymNode:
+    index: int
+    name: str
+    present: Any
+    labels: _Map
+    unschedulable: Any
+    taints: list[_Taint]
+    allocatable: dict[str, tuple[Any, Any]]
+
+
+@dataclass
+class SymPod:
+    index: int
+    name: str
+    uid: str
+    present: Any
+    namespace: SStr
+    labels: _Map
+    node_name: SStr
+    nominated: SStr
+    phase: SStr
+    priority: Any
+    terminating: Any
+    node_selector: _Map
+    tolerations: list[_Toleration]
+    containers: list[_Container]
+    init_containers: list[_Container]
+    required_present: Any
+    terms: list[tuple[Any, list[_Requirement]]]
+    affinity: list[_AffinityTerm]
+    anti_affinity: list[_AffinityTerm]
+    spread: list[_Spread]
+
+
+@dataclass
+class SymCluster:
+    """The symbolic objects, their validity constraints, and the string universe."""
+
+    bounds: Bounds
+    universe: Universe
+    nodes: list[SymNode] = field(default_factory=list)
+    pods: list[SymPod] = field(default_factory=list)
+    constraints: list[Any] = field(default_factory=list)
+    size_terms: list[tuple[str, Any]] = field(default_factory=list)
+    number_terms: list[Any] = field(default_factory=list)
+    candidates: list[tuple[Any, tuple[Any, ...]]] = field(default_factory=list)
+    """Every leaf with a few values worth trying (generators draw from these)."""
+
+    @classmethod
+    def build(cls, bounds: Bounds, universe: Universe | None = None) -> SymCluster:
+        from schedspec.spec.kube.symbolic.builder import _Builder
+
+        return _Builder(bounds, universe or Universe()).cluster
+
+    # -- shown to the specs ----------------------------------------------------------------------
+    def scheduler_constants(self) -> dict[str, Any]:
+        from schedspec.spec.kube.symbolic.scheduler_shape import _SchedulerShape
+
+        return _SchedulerShape(self).constants()
+
+    def textbook_constants(self) -> dict[str, Any]:
+        from schedspec.spec.kube.symbolic.textbook_shape import _TextbookShape
+
+        return _TextbookShape(self).constants()
+
+    # -- back to Kubernetes ----------------------------------------------------------------------
+    def objects(self, model: z3.ModelRef) -> list[dict[str, Any]]:
+        from schedspec.spec.kube.symbolic.back import _Back
+
+        return _Back(self, model).objects()
