@@ -19,20 +19,21 @@ import json
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from schedspec.cluster import load
+from schedspec.cluster import Cluster, load
 from schedspec.impl.errors import ConfigError
 from schedspec.impl.simulate import ScheduleResult, simulate
 
 __all__ = ["format_result", "run_schedule"]
 
 
-def _config(path: str | None, cluster_config: dict[str, Any] | None) -> dict[str, Any] | None:
+def _config(path: str | None, cluster: Cluster) -> tuple[dict[str, Any] | None, Cluster]:
+    """The configuration to use and the cluster it came from (for its ``config_where``)."""
     if path is None:
-        return cluster_config
-    config = load(path).scheduler_config
-    if config is None:
+        return cluster.scheduler_config, cluster
+    source = load(path)
+    if source.scheduler_config is None:
         raise ConfigError(f"{path} holds no KubeSchedulerConfiguration")
-    return config
+    return source.scheduler_config, source
 
 
 def format_result(result: ScheduleResult, out: TextIO) -> None:
@@ -76,15 +77,20 @@ def run_schedule(
     """The command: exit 0 whatever was scheduled; bad input raises ``SchedspecError``.
     ``trace`` names a file for the per-cycle trace (``schedspec.impl.trace``)."""
     cluster = load(*clusters)
-    chosen = _config(config, cluster.scheduler_config)
-    if trace is None:
-        result = simulate(cluster, chosen, seed)
-    else:
-        try:
-            with open(trace, "w", encoding="utf-8") as sink:
-                result = simulate(cluster, chosen, seed, trace=sink)
-        except OSError as err:
-            raise ConfigError(f"cannot write the trace to {trace}: {err.strerror}") from None
+    chosen, source = _config(config, cluster)
+    try:
+        if trace is None:
+            result = simulate(cluster, chosen, seed)
+        else:
+            try:
+                with open(trace, "w", encoding="utf-8") as sink:
+                    result = simulate(cluster, chosen, seed, trace=sink)
+            except OSError as err:
+                raise ConfigError(f"cannot write the trace to {trace}: {err.strerror}") from None
+    except ConfigError as err:
+        if err.path:  # a field of the configuration: name its file and line
+            raise err.at(source.config_where) from None
+        raise
     if as_json:
         json.dump(result.as_json(), out, indent=2, sort_keys=True)
         print(file=out)

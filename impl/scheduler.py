@@ -30,6 +30,7 @@ from typing import Any
 from schedspec.impl.api import Node, Pod, namespace_from_dict, node_from_dict, pod_from_dict
 from schedspec.impl.apiserver import APIError, APIServer, WatchEvent
 from schedspec.impl.cache import Cache, Snapshot
+from schedspec.impl.errors import ConfigError
 from schedspec.impl.framework.config import SchedulerConfig, parse_config
 from schedspec.impl.framework.cycle_state import CycleState
 from schedspec.impl.framework.events import (
@@ -141,7 +142,7 @@ class Scheduler:
             self.snapshot, loop, apiserver, self._all_namespaces, self.nominator, self.rng
         )
         reg = registry if registry is not None else in_tree_registry()
-        self.profiles = {p.scheduler_name: Framework(p, reg, self.handle) for p in cfg.profiles}
+        self.profiles = _frameworks(cfg, reg, self.handle)
         first = next(iter(self.profiles.values()))
         self.queue = SchedulingQueue(
             first.less,
@@ -699,6 +700,22 @@ def _admission_check(pod: Pod, info: NodeInfo) -> bool:
         and node_ports.fits(pod, info)
         and taint_toleration.fits(pod, node)
     )
+
+
+def _frameworks(
+    cfg: SchedulerConfig, registry: Registry, handle: FrameworkHandle
+) -> dict[str, Framework]:
+    """A framework per profile; every profile's problems raise together."""
+    out: dict[str, Framework] = {}
+    problems: list[ConfigError] = []
+    for profile in cfg.profiles:
+        try:
+            out[profile.scheduler_name] = Framework(profile, registry, handle)
+        except ConfigError as err:
+            problems.append(err)
+    if problems:
+        raise ConfigError.every(problems)
+    return out
 
 
 def _unbound(obj: Mapping[str, Any] | None) -> bool:

@@ -15,7 +15,7 @@ from typing import TextIO
 
 from schedspec import __version__
 from schedspec.cluster import load
-from schedspec.errors import ManifestError, SchedspecError
+from schedspec.errors import SchedspecError
 from schedspec.spec.check import check
 from schedspec.spec.errors import Diagnostic, Severity, SpecSyntaxError, render_all
 from schedspec.spec.evaluate import Evaluation, PodResult, evaluate, reason
@@ -156,12 +156,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return run_solver_command(args, sys.stdout)
         return _eval(args, sys.stdout)
-    except ManifestError as err:  # every problem of the input, one line each
-        for each in err.errors:
-            print(f"schedspec {args.command}: {each.render()}", file=sys.stderr)
-        return EXIT_BAD_INPUT
     except SchedspecError as err:
-        print(f"schedspec {args.command}: {err}", file=sys.stderr)
+        # a manifest's or a configuration's every problem (``errors``), one line each
+        problems = getattr(err, "errors", (err,))
+        lines = [p.render() for p in problems] if len(problems) > 1 else [str(err)]
+        for line in lines:
+            print(f"schedspec {args.command}: {line}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except BrokenPipeError:  # `schedspec eval … | head`: the reader left, nothing to report
         sys.stderr.close()

@@ -110,6 +110,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -157,7 +158,8 @@ class Cluster:
     others: tuple[dict[str, Any], ...] = ()
     """DaemonSets, ConfigMaps, MachineDeployments and MachineSets, in input order."""
     origins: Mapping[tuple[str, str], Doc] = field(default_factory=dict, compare=False, repr=False)
-    """Where each of ``others`` came from, by (kind, ``object_key``): see ``object_error``."""
+    """Where each of ``others`` came from, by (kind, ``object_key``): see ``object_error``; and
+    the KubeSchedulerConfiguration, by (kind, ""): see ``config_where``."""
 
     def object_error(self, obj: Mapping[str, Any], path: Path, message: str) -> ManifestError:
         """The ``ManifestError`` about ``obj`` (one of this cluster's objects) at the field
@@ -166,6 +168,17 @@ class Cluster:
         doc = self.origins.get((kind, key))
         where = doc.where(path) if doc is not None else ""
         return ManifestError(message, where=where, obj=f"{kind} {key}", path=render_path(path))
+
+    def config_where(self, path: str) -> str:
+        """``file:line`` of the field ``path`` (``profiles[0].plugins.score``) of this cluster's
+        KubeSchedulerConfiguration, as far as the text gives it ("" when loaded from objects)."""
+        doc = self.origins.get(("KubeSchedulerConfiguration", ""))
+        if doc is None:
+            return ""
+        steps: Path = tuple(
+            int(index) if index else name for name, index in _PATH_STEP.findall(path)
+        )
+        return doc.where(steps)
 
     def find_pod(self, key: str) -> dict[str, Any] | None:
         """The pod with ``object_key`` ``key`` (``"ns/name"``), or None."""
@@ -181,6 +194,9 @@ class Cluster:
     def bound_pods(self) -> tuple[dict[str, Any], ...]:
         """Pods with ``spec.nodeName`` that are not terminal (the scheduler ignores those)."""
         return tuple(p for p in self.pods if p["spec"].get("nodeName") and not _terminal(p))
+
+
+_PATH_STEP = re.compile(r"([^.\[\]]+)|\[([0-9]+)\]")
 
 
 def _terminal(pod: dict[str, Any]) -> bool:
@@ -315,6 +331,7 @@ def _build(docs: list[Doc]) -> Cluster:
         loaded[kind].append((obj, ctx))
         if kind in _OTHER_KINDS:
             others.append(obj)
+        if kind in _OTHER_KINDS or kind == "KubeSchedulerConfiguration":
             origins[identity] = doc
     if "PriorityClass" not in invalid:  # else pods naming it would be reported too
         _admit_priorities(loaded["Pod"], loaded["PriorityClass"])

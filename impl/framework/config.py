@@ -7,20 +7,24 @@ default re-listed in ``multiPoint.enabled`` is replaced in place (keeping its po
 the new weight), other custom plugins are appended. Per-extension-point sets are kept as given
 and the framework expands ``multiPoint`` into them (``runtime.build_plugin_lists``).
 
-Validation names the field path of the first problem: ``percentageOfNodesToScore`` outside
-0..100, ``parallelism`` ≤ 0, duplicate ``schedulerName``, duplicate ``pluginConfig`` entries,
-removed plugins (``AzureDiskLimits`` …), different queueSort across profiles, unknown fields.
-Unknown, duplicate and misfit plugin names are found when the framework is built.
+Validation reports every problem at once (``ConfigError.errors``), each naming its field path:
+``percentageOfNodesToScore`` outside 0..100, ``parallelism`` ≤ 0, duplicate ``schedulerName``,
+duplicate ``pluginConfig`` entries, removed plugins (``AzureDiskLimits`` …), a plugin weight that
+is negative or not an int32, different queueSort across profiles, unknown fields and extension
+points (with the nearest known name: ``unknown field "plugin" (did you mean "plugins"?)``).
+Unknown, duplicate and misfit plugin names are found when the framework is built
+(``runtime._instantiate``), all at once too.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from types import MappingProxyType
+from typing import Any, TypeVar
 
-from schedspec.impl.errors import ConfigError
+from schedspec.impl.errors import ConfigError, did_you_mean
 
 __all__ = [
     "API_VERSION",
@@ -126,6 +130,38 @@ class SchedulerConfig:
 
 # ------------------------------------------------------------------------------ readers
 
+_T = TypeVar("_T")
+_NO_FIELDS: Mapping[str, Any] = MappingProxyType({})
+_NO_ITEMS: list[Any] = []  # a default, never changed
+
+
+class _Problems:
+    """Every problem found so far: ``check`` runs one check and keeps its ConfigError."""
+
+    def __init__(self) -> None:
+        self.errors: list[ConfigError] = []
+
+    def check(self, fn: Callable[..., _T], *args: Any, default: _T) -> _T:
+        try:
+            return fn(*args)
+        except ConfigError as err:
+            self.errors.append(err)
+            return default
+
+    def add(self, message: str, path: str) -> None:
+        self.errors.append(ConfigError(message, path))
+
+    def unknown_fields(self, raw: Mapping[str, Any], known: tuple[str, ...], path: str) -> None:
+        """An error for each key of ``raw`` not in ``known``, with the nearest known one."""
+        for key in raw:
+            if key not in known:
+                where = f"{path}.{key}" if path else key
+                self.add(f"unknown field {json.dumps(key)}{did_you_mean(key, known)}", where)
+
+    def raise_any(self) -> None:
+        if self.errors:
+            raise ConfigError.every(self.errors)
+
 
 def _mapping(data: Any, path: str) -> Mapping[str, Any]:
     if data is None:
@@ -149,6 +185,13 @@ def _int(data: Any, path: str) -> int:
     return data
 
 
+def _int32(data: Any, path: str) -> int:
+    value = _int(data, path)
+    if not -(2**31) <= value < 2**31:
+        raise ConfigError(f"invalid value {value}: must fit in an int32", path)
+    return value
+
+
 def _percentage(data: Any, path: str) -> int | None:
     if data is None:
         return None
@@ -159,7 +202,8 @@ def _percentage(data: Any, path: str) -> int | None:
 
 
 def _name(data: Any, path: str) -> str:
-    name = _mapping(data, path).get("name")
+    raw = _mapping(data, path)
+    name = raw.get("name")
     if not isinstance(name, str) or not name:
         raise ConfigError("a plugin needs a non-empty string name", f"{path}.name")
     if name in _REMOVED:
@@ -167,23 +211,41 @@ def _name(data: Any, path: str) -> str:
     return name
 
 
+def _plugin_ref(item: Any, path: str) -> PluginRef:
+    problems = _Problems()
+    raw = problems.check(_mapping, item, path, default=_NO_FIELDS)
+    problems.unknown_fields(raw, ("name", "weight"), path)
+    name = problems.check(_name, item, path, default="")
+    weight = problems.check(_int32, raw.get("weight", 0), f"{path}.weight", default=0)
+    if weight < 0:
+        problems.add(f"invalid weight {weight}: must not be negative", path)
+    problems.raise_any()
+    return PluginRef(name, weight, path)
+
+
 def _plugin_set(data: Any, path: str) -> PluginSet:
-    raw = _mapping(data, path)
-    for key in raw:
-        if key not in ("enabled", "disabled"):
-            raise ConfigError(f"unknown field {json.dumps(key)}", f"{path}.{key}")
-    enabled = []
-    for i, item in enumerate(_list(raw.get("enabled"), f"{path}.enabled")):
-        item_path = f"{path}.enabled[{i}]"
-        weight = _int(_mapping(item, item_path).get("weight", 0), f"{item_path}.weight")
-        if weight < 0:
-            raise ConfigError(f"invalid weight {weight}: must not be negative", item_path)
-        enabled.append(PluginRef(_name(item, item_path), weight, item_path))
-    disabled = tuple(
-        _name(item, f"{path}.disabled[{i}]")
-        for i, item in enumerate(_list(raw.get("disabled"), f"{path}.disabled"))
-    )
-    return PluginSet(tuple(enabled), disabled)
+    problems = _Problems()
+    raw = problems.check(_mapping, data, path, default=_NO_FIELDS)
+    problems.unknown_fields(raw, ("enabled", "disabled"), path)
+    enabled: list[PluginRef] = []
+    for i, item in enumerate(
+        problems.check(_list, raw.get("enabled"), f"{path}.enabled", default=_NO_ITEMS)
+    ):
+        ref = problems.check(_plugin_ref, item, f"{path}.enabled[{i}]", default=None)
+        if ref is not None:
+            enabled.append(ref)
+    disabled = []
+    for i, item in enumerate(
+        problems.check(_list, raw.get("disabled"), f"{path}.disabled", default=_NO_ITEMS)
+    ):
+        item_path = f"{path}.disabled[{i}]"
+        problems.unknown_fields(
+            problems.check(_mapping, item, item_path, default=_NO_FIELDS), ("name",), item_path
+        )
+        if name := problems.check(_name, item, item_path, default=""):
+            disabled.append(name)
+    problems.raise_any()
+    return PluginSet(tuple(enabled), tuple(disabled))
 
 
 def _merge_defaults(custom: PluginSet, path: str) -> PluginSet:
@@ -206,98 +268,145 @@ def _merge_defaults(custom: PluginSet, path: str) -> PluginSet:
 
 
 def _plugins(data: Any, path: str) -> dict[str, PluginSet]:
-    raw = _mapping(data, path)
+    problems = _Problems()
+    raw = problems.check(_mapping, data, path, default=_NO_FIELDS)
+    points = (*EXTENSION_POINTS, "multiPoint")
     for key in raw:
-        if key not in (*EXTENSION_POINTS, "multiPoint"):
-            raise ConfigError(f"unknown extension point {json.dumps(key)}", f"{path}.{key}")
-    sets = {point: _plugin_set(raw.get(point), f"{path}.{point}") for point in EXTENSION_POINTS}
-    custom = _plugin_set(raw.get("multiPoint"), f"{path}.multiPoint")
+        if key not in points:
+            message = f"unknown extension point {json.dumps(key)}{did_you_mean(key, points)}"
+            problems.add(message, f"{path}.{key}")
+    sets = {
+        point: problems.check(_plugin_set, raw.get(point), f"{path}.{point}", default=PluginSet())
+        for point in EXTENSION_POINTS
+    }
+    custom = problems.check(
+        _plugin_set, raw.get("multiPoint"), f"{path}.multiPoint", default=PluginSet()
+    )
     sets["multiPoint"] = _merge_defaults(custom, f"{path}.multiPoint")
+    problems.raise_any()
     return sets
 
 
 def _plugin_args(data: Any, path: str) -> dict[str, tuple[Mapping[str, Any], str]]:
+    problems = _Problems()
     out: dict[str, tuple[Mapping[str, Any], str]] = {}
-    for i, item in enumerate(_list(data, path)):
+    for i, item in enumerate(problems.check(_list, data, path, default=_NO_ITEMS)):
         item_path = f"{path}[{i}]"
-        name = _name(item, item_path)
+        raw = problems.check(_mapping, item, item_path, default=_NO_FIELDS)
+        problems.unknown_fields(raw, ("name", "args"), item_path)
+        name = problems.check(_name, item, item_path, default="")
+        args = problems.check(_mapping, raw.get("args"), f"{item_path}.args", default=None)
+        if not name or args is None:
+            continue
         if name in out:
-            raise ConfigError(f"Duplicate value: {json.dumps(name)}", item_path)
-        out[name] = (_mapping(item.get("args"), f"{item_path}.args"), f"{item_path}.args")
+            problems.add(f"Duplicate value: {json.dumps(name)}", item_path)
+            continue
+        out[name] = (args, f"{item_path}.args")
+    problems.raise_any()
     return out
 
 
+_PROFILE_FIELDS = ("schedulerName", "percentageOfNodesToScore", "plugins", "pluginConfig")
+
+
 def _profile(data: Any, path: str) -> ProfileConfig:
-    raw = _mapping(data, path)
-    for key in raw:
-        if key not in ("schedulerName", "percentageOfNodesToScore", "plugins", "pluginConfig"):
-            raise ConfigError(f"unknown field {json.dumps(key)}", f"{path}.{key}")
+    problems = _Problems()
+    raw = problems.check(_mapping, data, path, default=_NO_FIELDS)
+    problems.unknown_fields(raw, _PROFILE_FIELDS, path)
     name = raw.get("schedulerName", DEFAULT_SCHEDULER_NAME)
     if not isinstance(name, str) or not name:
-        raise ConfigError("Required value", f"{path}.schedulerName")
-    return ProfileConfig(
+        problems.add("Required value", f"{path}.schedulerName")
+        name = DEFAULT_SCHEDULER_NAME
+    percentage_path = f"{path}.percentageOfNodesToScore"
+    profile = ProfileConfig(
         scheduler_name=name,
-        plugins=_plugins(raw.get("plugins"), f"{path}.plugins"),
-        plugin_args=_plugin_args(raw.get("pluginConfig"), f"{path}.pluginConfig"),
-        percentage_of_nodes_to_score=_percentage(
-            raw.get("percentageOfNodesToScore"), f"{path}.percentageOfNodesToScore"
+        plugins=problems.check(_plugins, raw.get("plugins"), f"{path}.plugins", default=_NO_FIELDS),
+        plugin_args=problems.check(
+            _plugin_args, raw.get("pluginConfig"), f"{path}.pluginConfig", default={}
+        ),
+        percentage_of_nodes_to_score=problems.check(
+            _percentage, raw.get("percentageOfNodesToScore"), percentage_path, default=None
         ),
         path=path,
     )
+    problems.raise_any()
+    return profile
 
 
 def _check_profiles(profiles: list[ProfileConfig]) -> None:
+    problems = _Problems()
     seen: dict[str, str] = {}
     for p in profiles:
         if p.scheduler_name in seen:
             message = (
                 f"Duplicate value: {json.dumps(p.scheduler_name)} (also {seen[p.scheduler_name]})"
             )
-            raise ConfigError(message, f"{p.path}.schedulerName")
+            problems.add(message, f"{p.path}.schedulerName")
         seen[p.scheduler_name] = p.path
     first = profiles[0].plugins["queueSort"]
     for p in profiles[1:]:
         if p.plugins["queueSort"] != first:
-            raise ConfigError("must be the same for all profiles", f"{p.path}.plugins.queueSort")
+            problems.add("must be the same for all profiles", f"{p.path}.plugins.queueSort")
+    problems.raise_any()
+
+
+def _positive(data: Any, path: str, message: str) -> int:
+    value = _int(data, path)
+    if value <= 0:
+        raise ConfigError(f"invalid value {value}: {message}", path)
+    return value
 
 
 def parse_config(raw: Mapping[str, Any] | None) -> SchedulerConfig:
-    """The validated configuration; ``None`` gives the default single profile."""
+    """The validated configuration; ``None`` gives the default single profile. Every problem
+    raises at once, as one ``ConfigError`` (``ConfigError.errors``)."""
     raw = raw or {"apiVersion": API_VERSION, "kind": "KubeSchedulerConfiguration"}
+    problems = _Problems()
     if raw.get("apiVersion", API_VERSION) != API_VERSION:
         message = (
             f"apiVersion must be {json.dumps(API_VERSION)}, got {json.dumps(raw['apiVersion'])}"
         )
-        raise ConfigError(message, "apiVersion")
-    for key in raw:
-        if key not in _TOP_FIELDS:
-            raise ConfigError(f"unknown field {json.dumps(key)}", key)
-    if _list(raw.get("extenders"), "extenders"):
-        raise ConfigError("scheduler extenders are not supported by schedspec", "extenders")
-    parallelism = _int(raw.get("parallelism", 16), "parallelism")
-    if parallelism <= 0:
-        raise ConfigError(
-            f"invalid value {parallelism}: should be greater than zero", "parallelism"
-        )
-    initial = _int(raw.get("podInitialBackoffSeconds", 1), "podInitialBackoffSeconds")
-    if initial <= 0:
-        raise ConfigError(
-            f"invalid value {initial}: must be greater than 0", "podInitialBackoffSeconds"
-        )
-    maximum = _int(raw.get("podMaxBackoffSeconds", 10), "podMaxBackoffSeconds")
+        problems.add(message, "apiVersion")
+    problems.unknown_fields(raw, _TOP_FIELDS, "")
+    if problems.check(_list, raw.get("extenders"), "extenders", default=_NO_ITEMS):
+        problems.add("scheduler extenders are not supported by schedspec", "extenders")
+    parallelism = problems.check(
+        _positive,
+        raw.get("parallelism", 16),
+        "parallelism",
+        "should be greater than zero",
+        default=16,
+    )
+    initial = problems.check(
+        _positive,
+        raw.get("podInitialBackoffSeconds", 1),
+        "podInitialBackoffSeconds",
+        "must be greater than 0",
+        default=1,
+    )
+    maximum = problems.check(
+        _int, raw.get("podMaxBackoffSeconds", 10), "podMaxBackoffSeconds", default=10
+    )
     if maximum < initial:
         message = (
             f"invalid value {maximum}: must be greater than or equal to PodInitialBackoffSeconds"
         )
-        raise ConfigError(message, "podMaxBackoffSeconds")
-    raw_profiles = _list(raw.get("profiles"), "profiles") or [{}]
-    profiles = [_profile(p, f"profiles[{i}]") for i, p in enumerate(raw_profiles)]
-    _check_profiles(profiles)
+        problems.add(message, "podMaxBackoffSeconds")
+    percentage = problems.check(
+        _percentage, raw.get("percentageOfNodesToScore"), "percentageOfNodesToScore", default=None
+    )
+    raw_profiles = problems.check(_list, raw.get("profiles"), "profiles", default=_NO_ITEMS) or [{}]
+    profiles = [
+        profile
+        for i, p in enumerate(raw_profiles)
+        if (profile := problems.check(_profile, p, f"profiles[{i}]", default=None)) is not None
+    ]
+    if profiles and len(profiles) == len(raw_profiles):
+        problems.check(_check_profiles, profiles, default=None)
+    problems.raise_any()
     return SchedulerConfig(
         profiles=tuple(profiles),
-        percentage_of_nodes_to_score=_percentage(
-            raw.get("percentageOfNodesToScore"), "percentageOfNodesToScore"
-        ),
+        percentage_of_nodes_to_score=percentage,
         parallelism=parallelism,
         pod_initial_backoff_seconds=initial,
         pod_max_backoff_seconds=maximum,

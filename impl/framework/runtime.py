@@ -28,7 +28,7 @@ from random import Random
 from typing import Any
 
 from schedspec.impl.api import Pod
-from schedspec.impl.errors import ConfigError
+from schedspec.impl.errors import ConfigError, did_you_mean
 from schedspec.impl.framework.config import PluginRef, ProfileConfig
 from schedspec.impl.framework.cycle_state import CycleState
 from schedspec.impl.framework.declared import DECLARED_OUT_OF_SCOPE
@@ -257,17 +257,22 @@ def _instantiate(
     profile: ProfileConfig, registry: Registry, handle: ProfileHandle
 ) -> dict[str, Plugin]:
     refs = [r for s in profile.plugins.values() for r in s.enabled]
+    problems: list[ConfigError] = []
     for ref in refs:
         if ref.name in DECLARED_OUT_OF_SCOPE:
             message = (
                 f'plugin "{ref.name}" is declared out of scope: {DECLARED_OUT_OF_SCOPE[ref.name]}'
             )
-            raise ConfigError(message, ref.path)
-        if ref.name not in registry:
-            raise ConfigError(f'plugin "{ref.name}" does not exist', ref.path)
+            problems.append(ConfigError(message, ref.path))
+        elif ref.name not in registry:
+            problems.append(ConfigError(_no_such_plugin(ref.name, registry), ref.path))
     for name, (_, path) in profile.plugin_args.items():
         if name not in registry and name not in DECLARED_OUT_OF_SCOPE:
-            raise ConfigError(f'plugin "{name}" does not exist', path.removesuffix(".args"))
+            problems.append(
+                ConfigError(_no_such_plugin(name, registry), path.removesuffix(".args"))
+            )
+    if problems:
+        raise ConfigError.every(problems)
     plugins: dict[str, Plugin] = {}
     for ref in refs:
         if ref.name in plugins:
@@ -276,8 +281,14 @@ def _instantiate(
         try:
             plugins[ref.name] = registry[ref.name](args, handle)
         except ConfigError as err:
-            raise err.under(path or f"{profile.path}.pluginConfig") from None
+            problems.append(err.under(path or f"{profile.path}.pluginConfig"))
+    if problems:
+        raise ConfigError.every(problems)
     return plugins
+
+
+def _no_such_plugin(name: str, registry: Registry) -> str:
+    return f'plugin "{name}" does not exist{did_you_mean(name, registry)}'
 
 
 def _point_list(profile: ProfileConfig, point: str, plugins: Mapping[str, Plugin]) -> list[str]:
@@ -331,7 +342,15 @@ class Framework:
         plugin_handle = ProfileHandle(handle)
         self.plugins = _instantiate(profile, registry, plugin_handle)
         plugin_handle._framework = self
-        lists = {point: _point_list(profile, point, self.plugins) for point in _POINTS}
+        lists: dict[str, list[str]] = {}
+        problems: list[ConfigError] = []
+        for point in _POINTS:
+            try:
+                lists[point] = _point_list(profile, point, self.plugins)
+            except ConfigError as err:
+                problems.append(err)
+        if problems:
+            raise ConfigError.every(problems)
         self.lists = lists
         self._check_required(profile, lists)
         get = self.plugins.__getitem__

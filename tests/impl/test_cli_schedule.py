@@ -47,10 +47,14 @@ def test_human_output(capsys: pytest.CaptureFixture[str]) -> None:
 @pytest.mark.parametrize(
     ("config", "message"),
     [
-        ("percentageOfNodesToScore: 101\n", "percentageOfNodesToScore: invalid value 101"),
+        (
+            "percentageOfNodesToScore: 101\n",
+            "ksc.yaml:3: KubeSchedulerConfiguration: percentageOfNodesToScore: invalid value 101",
+        ),
         (
             "profiles:\n- plugins:\n    score:\n      enabled:\n      - name: NodeNumbr\n",
-            'profiles[0].plugins.score.enabled[0]: plugin "NodeNumbr" does not exist',
+            "ksc.yaml:7: KubeSchedulerConfiguration: profiles[0].plugins.score.enabled[0]: plugin "
+            '"NodeNumbr" does not exist',
         ),
     ],
     ids=["bad percentage", "unknown plugin"],
@@ -63,4 +67,5 @@ def test_bad_config_exits_2_with_the_field_path(
     path.write_text(header + config)
     assert main(["schedule", ZONAL, "--config", str(path)]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("schedspec schedule: KubeSchedulerConfiguration: ") and message in err
+    assert err.startswith(f"schedspec schedule: {path}:") and message in err
+    assert "KubeSchedulerConfiguration: " in err

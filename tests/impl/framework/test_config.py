@@ -1,5 +1,5 @@
 """Profiles from KubeSchedulerConfiguration: defaults, multiPoint expansion, weights, and
-fail-fast errors naming the field path."""
+errors naming the field path — every one at once."""
 
 from __future__ import annotations
 
@@ -176,3 +176,60 @@ def test_disabling_a_declared_plugin_is_accepted() -> None:
         )
     )
     assert fwk.lists["postFilter"] == []
+
+
+def test_every_problem_at_once_with_suggestions() -> None:
+    config = {
+        **KSC,
+        "percentageOfNodesToScore": 101,
+        "profile": [],
+        "profiles": [
+            {
+                "plugin": {},
+                "plugins": {
+                    "scor": {},
+                    "score": {
+                        "enabled": [
+                            {"name": "ImageLocality", "weight": 2**31},
+                            {"name": "TaintToleration", "wieght": 1, "weight": -1},
+                        ]
+                    },
+                },
+            }
+        ],
+    }
+    with pytest.raises(ConfigError) as err:
+        framework(config)
+    assert str(err.value).splitlines() == [
+        'KubeSchedulerConfiguration: profile: unknown field "profile" (did you mean "profiles"?)',
+        "KubeSchedulerConfiguration: percentageOfNodesToScore: invalid value 101: "
+        "not in valid range [0-100]",
+        'KubeSchedulerConfiguration: profiles[0].plugin: unknown field "plugin" '
+        '(did you mean "plugins"?)',
+        'KubeSchedulerConfiguration: profiles[0].plugins.scor: unknown extension point "scor" '
+        '(did you mean "score"?)',
+        "KubeSchedulerConfiguration: profiles[0].plugins.score.enabled[0].weight: "
+        "invalid value 2147483648: must fit in an int32",
+        "KubeSchedulerConfiguration: profiles[0].plugins.score.enabled[1].wieght: "
+        'unknown field "wieght" (did you mean "weight"?)',
+        "KubeSchedulerConfiguration: profiles[0].plugins.score.enabled[1]: "
+        "invalid weight -1: must not be negative",
+    ]
+    assert len(err.value.errors) == 7
+
+
+def test_every_unknown_plugin_at_once_with_suggestions() -> None:
+    config = profile(
+        filter={"enabled": [{"name": "NodeAfinity"}]},
+        score={"enabled": [{"name": "ImageLocalty"}, {"name": "Zzz"}]},
+    )
+    with pytest.raises(ConfigError) as err:
+        framework(config)
+    assert [e.render() for e in err.value.errors] == [
+        "KubeSchedulerConfiguration: profiles[0].plugins.filter.enabled[0]: "
+        'plugin "NodeAfinity" does not exist (did you mean "NodeAffinity"?)',
+        "KubeSchedulerConfiguration: profiles[0].plugins.score.enabled[0]: "
+        'plugin "ImageLocalty" does not exist (did you mean "ImageLocality"?)',
+        'KubeSchedulerConfiguration: profiles[0].plugins.score.enabled[1]: plugin "Zzz" does '
+        "not exist",
+    ]
