@@ -696,7 +696,8 @@ def _validate_priority_class(ctx: Ctx, pc: dict[str, Any]) -> None:
     with _CHECKED:
         _req(ctx, pc, (), "value", "integer")
         _int32(ctx, pc, (), "value")
-        name = (pc.get("metadata") or {}).get("name")
+        meta = pc.get("metadata")
+        name = meta.get("name") if isinstance(meta, dict) else None
         builtin = BUILTIN_PRIORITY.get(name) if isinstance(name, str) else None
         if builtin is not None and pc["value"] != builtin:
             ctx.fail(("value",), f"must be {builtin}, the value of this built-in PriorityClass")

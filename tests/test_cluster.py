@@ -812,6 +812,10 @@ def test_errors(text: str, expected: str) -> None:
         ),
         (NODE_A + "status: {conditions: Ready}", 'status.conditions: must be a list, got "Ready"'),
         (NODE_A + "status: {phase: 1}", "status.phase: must be a string, got 1"),
+        (  # the rules of a kind run after metadata failed: they must not read it blindly
+            "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: x\nvalue: 1\n",
+            't.yaml:3: PriorityClass: metadata: must be a mapping, got "x"',
+        ),
         (
             "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: b}\n"
             "status: {disruptedPods: {p: now}}",
