@@ -210,31 +210,45 @@ NodeLimit(g) ≝
   IN  IF sng ≤ 0 ∨ (Options.maxNodesTotal > 0 ∧ cluster ≤ 0) THEN 0
       ELSE Min({Options.maxNodesPerScaleUp, sng} ∪ (IF Options.maxNodesTotal > 0 THEN {cluster} ELSE {}))
 
-EstimateState(world, nodes, used, placed, open) ≝
-  [world ↦ world, nodes ↦ nodes, used ↦ used, placed ↦ placed, open ↦ open]
+\* The names of g's copies numbered in I.
+CopyNames(g, I) ≝ {NodeName(g.copies[i]) : i ∈ I}
 
-\* One pod: a new node already added, else (while nodes may be added) a
-\* fresh copy of the template — unless the last one added took no pod.
+\* The estimator's world: the simulated one, and an empty place for every
+\* copy of g (a copy not added yet is in no node set, so no filter reads it).
+EstimateWorld(g) ≝
+  [x ∈ DOMAIN WorldU ∪ CopyNames(g, DOMAIN g.copies) ↦ IF x ∈ DOMAIN WorldU THEN WorldU[x] ELSE {}]
+
+PlaceOnAll(W, M, S) ≝ [x ∈ DOMAIN W ↦ IF x ∈ M THEN W[x] ∪ S ELSE W[x]]
+
+EstimateState(world, added, used, placed, open) ≝
+  [world ↦ world, added ↦ added, used ↦ used, placed ↦ placed, open ↦ open]
+
+\* One pod: the first new node already added that takes it, else (while
+\* nodes may be added) the next copy of the template — unless the last one
+\* added took no pod. The copies added are the first st.added, each named
+\* through its number (a set of names: one, or none), never a chosen record.
 EstimateStep(g, st, p) ≝
-  LET N   ≝ Nodes ∪ Elems(st.nodes)
-      fit ≝ {i ∈ DOMAIN st.nodes : FiltersAt(p, st.nodes[i], N, st.world, st.world)}
-      k   ≝ Len(st.nodes)
+  LET k    ≝ st.added
+      have ≝ {i ∈ DOMAIN g.copies : i ≤ k}
+      N    ≝ Nodes ∪ {g.copies[i] : i ∈ have}
+      fit  ≝ {i ∈ have : FiltersAt(p, g.copies[i], N, st.world, st.world)}
+      next ≝ {i ∈ DOMAIN g.copies : i = k + 1}
+      new  ≝ CopyNames(g, next)
+      W    ≝ PlaceOnAll(st.world, new, g.templatePods)
   IN  IF fit ≠ {}
-      THEN LET m ≝ NodeName(st.nodes[Min(fit)])
-           IN  EstimateState(PlaceOn(st.world, m, {p}), st.nodes, st.used ∪ {m},
-                             st.placed ∪ {⟨p, m⟩}, st.open)
-      ELSE IF ¬st.open ∨ (k > 0 ∧ NodeName(st.nodes[k]) ∉ st.used) THEN st
-      ELSE IF k ≥ NodeLimit(g) THEN EstimateState(st.world, st.nodes, st.used, st.placed, FALSE)
-      ELSE LET t ≝ g.copies[k + 1]
-               W ≝ WithNode(st.world, t, g.templatePods)
-           IN  IF FiltersAt(p, t, N ∪ {t}, W, W)
-               THEN EstimateState(PlaceOn(W, NodeName(t), {p}), Append(st.nodes, t),
-                                  st.used ∪ {NodeName(t)}, st.placed ∪ {⟨p, NodeName(t)⟩}, TRUE)
-               ELSE EstimateState(W, Append(st.nodes, t), st.used, st.placed, TRUE)
+      THEN LET m ≝ CopyNames(g, {i ∈ fit : ∀ j ∈ fit : i ≤ j})
+           IN  EstimateState(PlaceOnAll(st.world, m, {p}), k, st.used ∪ m,
+                             st.placed ∪ {⟨p, x⟩ : x ∈ m}, st.open)
+      ELSE IF ¬st.open ∨ (k > 0 ∧ CopyNames(g, {i ∈ have : i = k}) ∩ st.used = {}) THEN st
+      ELSE IF k ≥ NodeLimit(g) THEN EstimateState(st.world, k, st.used, st.placed, FALSE)
+      ELSE IF ∃ i ∈ next : FiltersAt(p, g.copies[i], N ∪ {g.copies[i]}, W, W)
+      THEN EstimateState(PlaceOnAll(W, new, {p}), k + 1, st.used ∪ new,
+                         st.placed ∪ {⟨p, x⟩ : x ∈ new}, TRUE)
+      ELSE EstimateState(W, k + 1, st.used, st.placed, TRUE)
 
 Estimate(g) ≝
   FoldLeft(LAMBDA st, p : EstimateStep(g, st, p),
-           EstimateState(WorldU, ⟨⟩, {}, {}, TRUE),
+           EstimateState(EstimateWorld(g), 0, {}, {}, TRUE),
            PackOrder(g))
 
 EstimatedNodes(g) ≝ Cardinality(Estimate(g).used)
@@ -391,13 +405,44 @@ CappedNodes(g) ≝
   IN  IF Min({a, b, c}) < 1 THEN 0 ELSE c
 
 \* The plan when g is chosen: {⟨group name, from, to⟩} for each group that grows.
-Plan(g) ≝ IF CappedNodes(g) = 0 THEN {} ELSE BalancedPlan(g, CappedNodes(g))
+\* With no similar group the balancer has one group to fill: it gets the new
+\* nodes up to its max (the walk above, done in one step).
+Plan(g) ≝
+  LET new ≝ Min({CappedNodes(g), g.max - g.target})
+  IN  CASE CappedNodes(g) = 0 ∨ new ≤ 0 → {}
+        [] SimilarGroups(g) = {}        → {⟨g.name, g.target, g.target + new⟩}
+        [] OTHER                        → BalancedPlan(g, CappedNodes(g))
 
 \* The chosen group's own new nodes.
 PlannedNodes(g) ≝ Sum(LAMBDA x : x[3] - x[2], {x ∈ Plan(g) : x[1] = g.name})
 
 \* A pod no valid group's template takes did not trigger a scale-up.
 TriggersNothing(p) ≝ p ∈ UnschedulablePods ∧ ∀ g ∈ ValidGroups : ¬TemplateAccepts(p, g)
+
+\* ======================================================================
+\* After the scale-up: the cluster as the scheduler then sees it — g's
+\* first PlannedNodes(g) copies added, each with g's DaemonSet/mirror pods,
+\* every other pod where it is bound (expendable pods included, no pod CA
+\* only simulated). Not a rule of CA: the question asked of it ("scaled
+\* up, pod still pending": CA simulated a fit the scheduler does not
+\* find), for find and the decision properties.
+\* ======================================================================
+
+NewNodeNumbers(g) ≝ {i ∈ DOMAIN g.copies : i ≤ PlannedNodes(g)}
+
+GrownNodes(g) ≝ Nodes ∪ {g.copies[i] : i ∈ NewNodeNumbers(g)}
+
+GrownSnapshot(g) ≝
+  [x ∈ DOMAIN Snapshot ∪ CopyNames(g, NewNodeNumbers(g)) ↦
+     IF x ∈ DOMAIN Snapshot THEN Snapshot[x] ELSE g.templatePods]
+
+\* p is one of the pods g's scale-up is for (the estimator packed it on a
+\* new node of g), g grows, and yet no node of the grown cluster passes the
+\* scheduler's Filter for p.
+PendingAfterScaleUp(p, g) ≝
+  ∧ p ∈ EstimatedPods(g)
+  ∧ PlannedNodes(g) > 0
+  ∧ ∀ n ∈ GrownNodes(g) : ¬FiltersAt(p, n, GrownNodes(g), GrownSnapshot(g), GrownSnapshot(g))
 
 \* ======================================================================
 \* Scale-down: eligibility.

@@ -65,7 +65,7 @@ FIELDS: frozenset[str] = scheduler_view.FIELDS | frozenset(
         "skipLocalStorage", "skipCustomControllerPods", "expanders", "pods", "groups", "balance",
         "balancingIgnoreLabels",
         # the spec's own records
-        "world", "placed", "left", "used", "open", "ok", "to", "budget", "removable",
+        "world", "placed", "left", "used", "open", "added", "ok", "to", "budget", "removable",
         "verdicts", "moves", "size", "minned", "outcome",
     }
 )  # fmt: skip
