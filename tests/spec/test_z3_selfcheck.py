@@ -69,14 +69,6 @@ UNSUPPORTED = {
     "Viability",
     "Best",
     "BestViability",
-    # SortSet (preemption's importance order: ties broken by printed form)
-    "SelectVictims",
-    "Victims",
-    "NumPDBViolations",
-    "HighestVictimPriority",
-    "VictimPrioritySum",
-    "EarliestStartOfHighest",
-    "PreemptionNodes",
     # GroupBy (explanation witnesses)
     "AntiAffinityRepellers",
     "ExistingAntiAffinityRepellers",

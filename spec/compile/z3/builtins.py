@@ -11,7 +11,7 @@ from schedspec.spec import ast as A
 from schedspec.spec.builtins import BUILTINS, is_int
 from schedspec.spec.compile.z3.equality import _z3int
 from schedspec.spec.compile.z3.errors import Z3Unsupported
-from schedspec.spec.compile.z3.logic import Bool, SVal, _is_int, _ite, conj, disj, neg
+from schedspec.spec.compile.z3.logic import Bool, SVal, _eq, _is_int, _ite, conj, disj, neg
 from schedspec.spec.compile.z3.strings import SStr
 from schedspec.spec.compile.z3.values import SFun, SLambda, SSeq, SSet, kind
 
@@ -24,7 +24,6 @@ _WHY_UNSUPPORTED = {
     "BalancedScore": "Go float64 arithmetic; score definitions run on the executable backend",
     "SpreadScore": "Go float64 arithmetic; score definitions run on the executable backend",
     "GroupBy": "used for explanations only",
-    "SortSet": "sorting a symbolic set",
 }
 
 
@@ -131,7 +130,14 @@ def _b_append(c: Compiler, node: A.Apply, args: list[SVal]) -> SVal:
         return SSeq([])
     if all(g is True for g, _ in s.items):
         return SSeq([*s.items, (True, e)])
-    raise Z3Unsupported(f"{node.span}: Append to a sequence of symbolic length")
+    # Slot i holds e when the sequence was i long: present if it was, or if slot i - 1 was.
+    items: list[tuple[Bool, SVal]] = []
+    before: Bool = True
+    for g, x in s.items:
+        items.append((disj(g, before), c.merge(g, x, e, node)))
+        before = g
+    items.append((before, e))
+    return SSeq(items)
 
 
 def _b_head(c: Compiler, node: A.Apply, args: list[SVal]) -> SVal:
@@ -227,16 +233,77 @@ def _b_sum_by(c: Compiler, node: A.Apply, args: list[SVal]) -> SVal:
     return SFun({}, out)
 
 
+def _b_sort_set(c: Compiler, node: A.Apply, args: list[SVal]) -> SVal:
+    """Each member goes to the slot of its rank: how many present members it comes after. Where
+    ``Less`` leaves two members unordered they keep their candidate order (the executable
+    backend's tie order is by printed form: a comparator that is not total may give the two
+    backends different sequences — declared in docs/z3.md)."""
+    s = args[0]
+    less = _lam(c, node, args[1], "SortSet", 2)
+    if s.__class__ is not SSet or less is None:
+        c.fail(True, f"SortSet expects a set and a LAMBDA, got {kind(s)}", node.span)
+        return SSeq([])
+    items = c.ops.dedup(s)
+    n = len(items)
+    # before[j][i]: member j comes before member i (ties: the earlier candidate first)
+    before: list[list[Bool]] = [[False] * n for _ in range(n)]
+    for i in range(n):
+        for j in range(i + 1, n):
+            both = conj(items[i][0], items[j][0])
+            ji = c._under(both, lambda i=i, j=j: less.call(items[j][1], items[i][1]))  # type: ignore[misc]
+            ji = False if ji is None else c.boolean(ji, node, "SortSet's Less")
+            before[j][i] = ji
+            before[i][j] = neg(ji)
+    ranks = [
+        _sum_terms((conj(items[j][0], before[j][i]), 1) for j in range(n) if j != i)
+        for i in range(n)
+    ]
+    count = _sum_terms((g, 1) for g, _ in items)
+    out: list[tuple[Bool, SVal]] = []
+    slots: list[list[tuple[Bool, SVal]]] = []
+    for k in range(n):
+        cases = [(conj(g, _int_is(r, k)), e) for (g, e), r in zip(items, ranks, strict=True)]
+        cases = [(w, e) for w, e in cases if w is not False]
+        if not cases:
+            break
+        value = cases[-1][1]
+        for w, e in reversed(cases[:-1]):
+            value = c.merge(w, e, value, node)
+        out.append((count > k, value))
+        slots.append(cases)
+    return SSeq(out, slots)
+
+
+def _int_is(v: Any, k: int) -> Bool:
+    return v == k if v.__class__ is int else _eq(v, z3.IntVal(k))
+
+
+FOLD_BY_CANDIDATE = True
+"""FoldLeft steps through each candidate a sorted set's slot may hold (off: through the slot's
+IF-chain of all of them, as before; ``bench/z3.py`` measures the two)."""
+
+
 def _b_fold_left(c: Compiler, node: A.Apply, args: list[SVal]) -> SVal:
     op, acc, s = args
     f = _lam(c, node, op, "FoldLeft", 2)
     if f is None or s.__class__ is not SSeq:
         c.fail(True, "FoldLeft expects a LAMBDA and a sequence", node.span)
         return acc
-    if not all(g is True for g, _ in s.items):
-        raise Z3Unsupported(f"{node.span}: FoldLeft over a sequence of symbolic length")
-    for _, e in s.items:
-        acc = f.call(acc, e)
+    for k, (g, e) in enumerate(s.items):
+        if g is False:
+            break
+        by_candidate = FOLD_BY_CANDIDATE and s.cases is not None
+        if g is True and (not by_candidate or len(s.cases[k]) == 1):  # type: ignore[index]
+            acc = f.call(acc, e)
+            continue
+        # a slot of a sequence of symbolic length or content: the step happens when it is
+        # present, once per candidate it may hold when those are known
+        cases = s.cases[k] if by_candidate else [(g, e)]  # type: ignore[index]
+        out = acc
+        for w, x in reversed(cases):
+            step = c._under(w, lambda acc=acc, x=x: f.call(acc, x))  # type: ignore[misc]
+            out = c.merge(w, step, out, node)
+        acc = out
     return acc
 
 
@@ -255,6 +322,7 @@ _BUILTINS: dict[str, Callable[[Compiler, A.Apply, list[SVal]], SVal]] = {
     "Contains": _strings2("Contains", lambda s, p: p in s),
     "SumBy": _b_sum_by,
     "FoldLeft": _b_fold_left,
+    "SortSet": _b_sort_set,
 }
 
 

@@ -19,7 +19,7 @@ from schedspec.spec.compile.z3.logic import (
     neg,
 )
 from schedspec.spec.compile.z3.strings import SStr, Universe, string_val
-from schedspec.spec.compile.z3.values import SFun, SSeq, SSet, kind
+from schedspec.spec.compile.z3.values import SFun, SSeq, SSet, identity, kind
 
 
 class _Ops:
@@ -158,7 +158,7 @@ class _Ops:
             return _ite(c, _z3int(a), _z3int(b))
         if ka is SSet and kb is SSet:
             # Members of the two arms are never present together: distinctness survives.
-            return SSet(
+            return union(
                 [(conj(c, g), e) for g, e in a.present()]
                 + [(conj(neg(c), g), e) for g, e in b.present()],
                 a.distinct and b.distinct,
@@ -191,12 +191,39 @@ class _Ops:
         if s.distinct:
             return list(s.present())
         out: list[tuple[Bool, SVal]] = []
-        seen: list[tuple[Bool, SVal]] = []
+        seen: list[tuple[Bool, SVal, tuple[Any, ...]]] = []
         for g, e in s.present():
-            earlier = disj(*(conj(g2, self.eq(e2, e)) for g2, e2 in seen))
+            key = identity(e)
+            earlier = disj(
+                *(conj(g2, self.eq(e2, e)) for g2, e2, k2 in seen if _may_equal(key, k2))
+            )
             out.append((conj(g, neg(earlier)), e))
-            seen.append((g, e))
+            seen.append((g, e, key))
         return out
+
+
+def _may_equal(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
+    return a[0] == "o" or b[0] == "o" or a == b
+
+
+def union(pairs: list[tuple[Bool, SVal]], distinct: bool = False) -> SSet:
+    """The set of ``pairs`` (guard, element), a value met twice kept once under either guard
+    (by :func:`identity`); distinct when ``distinct`` says so or every key is exact."""
+    slots: dict[tuple[Any, ...], int] = {}
+    items: list[tuple[Bool, SVal]] = []
+    exact = True
+    for g, e in pairs:
+        if g is False:
+            continue
+        key = identity(e)
+        exact = exact and key[0] != "o"
+        at = slots.get(key)
+        if at is None:
+            slots[key] = len(items)
+            items.append((g, e))
+        else:
+            items[at] = (disj(items[at][0], g), items[at][1])
+    return SSet(items, distinct or exact)
 
 
 class _ShapeMismatch(Exception):

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from schedspec.spec import ast as A
 from schedspec.spec.builtins import BUILTINS, CONSTANTS
 from schedspec.spec.compile.z3.builtins import _BUILTINS, _WHY_UNSUPPORTED
-from schedspec.spec.compile.z3.equality import _iff
+from schedspec.spec.compile.z3.equality import _iff, union
 from schedspec.spec.compile.z3.errors import Z3Unsupported
 from schedspec.spec.compile.z3.logic import Bool, SVal, _is_int, _ite, conj, disj, implies, neg
 from schedspec.spec.compile.z3.values import SFun, SLambda, SSeq, SSet, _InfiniteSet, kind
@@ -207,7 +207,7 @@ def _binary(c: Compiler, node: A.Binary, env: Env) -> SVal:
         x = c.finite_set(a, node.left, f"the left of {sym}")
         y = c.finite_set(b, node.right, f"the right of {sym}")
         if op is A.BinOp.CUP:
-            return SSet(list(x.present()) + list(y.present()))
+            return union(list(x.present()) + list(y.present()))
         if op is A.BinOp.CAP:
             return SSet([(conj(g, c.ops.member(e, y)), e) for g, e in x.present()], x.distinct)
         if op is A.BinOp.SETMINUS:

@@ -24,9 +24,13 @@ class SSet:
 
 @dataclass(eq=False)
 class SSeq:
-    """A sequence: slot i is present when its guard holds, and guards are prefix-closed."""
+    """A sequence: slot i is present when its guard holds, and guards are prefix-closed.
+    ``cases``, when known, lists per slot the candidates it may hold, each under its own
+    condition (a sorted set's slots): a fold steps through each candidate rather than through
+    the IF-chain of all of them."""
 
     items: list[tuple[Bool, SVal]]
+    cases: list[list[tuple[Bool, SVal]]] | None = None
 
 
 @dataclass(eq=False)
@@ -82,3 +86,15 @@ def kind(v: SVal) -> str:
     if v.__class__ is SLambda:
         return "LAMBDA"
     return type(v).__name__
+
+
+def identity(e: SVal) -> tuple[Any, ...]:
+    """A key equal for two values only if they are equal: concrete scalars by value, objects
+    of the cluster by their concrete identity, anything else by the Python object (so values
+    with different ``"o"`` keys may still be equal)."""
+    c = e.__class__
+    if c is str or c is int or c is bool:
+        return ("v", c, e)
+    if c is SFun and e.ident.__class__ is int:
+        return ("i", e.ident)
+    return ("o", id(e))
