@@ -7,6 +7,11 @@ Prints:
     (target: < 1 s each without);
 (b) two ``find`` queries on a 10-node × 10-pod symbolic cluster: a pending pod no node accepts,
     and a pending pod feasible on exactly one node (target: < 10 s);
+(d) two ``find`` queries over ``autoscaler.tla`` (node groups; spec/kube/symbolic/
+    autoscaler_shape.py) on N nodes × N + 1 pods, one group, small slot bounds, N = 1 … 4:
+    "a scale-up of two nodes" and "scaled up, pod still pending"; each beside its baseline, the
+    same query with FoldLeft over a sorted set stepping through the slots' IF-chains instead of
+    each candidate (how the backend folded before), cut at ``--limit``;
 (c) unless ``--quick``: the largest N (nodes = pods = N, other bounds at their defaults) for which
     ``Feasible(p, n) /\\ p.spec.nodeName = ""`` is solved within ``--limit`` seconds, stepping
     N = 10, 20, 30, … and stopping at the first N over the limit. Build (Session construction +
@@ -55,6 +60,52 @@ FINDS = [
 ]  # fmt: skip
 
 SCALE_QUERY = 'Feasible(p, n) /\\ p.spec.nodeName = ""'
+
+AUTOSCALER_FINDS = [
+    ("a scale-up of two nodes", "\\E g \\in Groups : PlannedNodes(g) = 2"),
+    ("scaled up, pod still pending", "\\E g \\in Groups : PendingAfterScaleUp(p, g)"),
+]
+
+
+def autoscaler_bounds(n: int) -> Bounds:
+    return Bounds(nodes=n, pods=n + 1, keys=2, values=2, taints=1, tolerations=1,
+                  init_containers=0, ports=0, term_values=1, groups=1)  # fmt: skip
+
+
+def one_autoscaler(n: int, query: int, baseline: bool, limit: float) -> dict[str, Any]:
+    """Find AUTOSCALER_FINDS[query] at N = n (run in a child process)."""
+    from schedspec.spec.compile.z3 import builtins
+
+    builtins.FOLD_BY_CANDIDATE = not baseline
+    start = time.perf_counter()
+    answer = find(AUTOSCALER_FINDS[query][1], "autoscaler", autoscaler_bounds(n), timeout=limit)
+    return {"result": answer.result, "seconds": time.perf_counter() - start}
+
+
+def _child(args: list[str], limit: float) -> dict[str, Any] | None:
+    cmd = [sys.executable, __file__, *args, "--limit", str(limit)]
+    try:  # the solver obeys its timeout; the build only checks it now and then
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=2 * limit + 30)
+    except subprocess.TimeoutExpired:
+        return None
+    if out.returncode != 0:
+        return {"result": "failed: " + " ".join(out.stderr.strip().splitlines()[-1:]), "seconds": 0}
+    return json.loads(out.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def bench_autoscaler(limit: float) -> None:
+    print(f"\n(d) find over autoscaler.tla, N nodes × N + 1 pods, 1 group; limit {limit:.0f} s")
+    print(f"    {'query':<30} {'N':>2} {'result':<8} {'seconds':>8}   baseline (fold by slot)")
+    for q, (label, _) in enumerate(AUTOSCALER_FINDS):
+        for n in range(1, 5):
+            row = []
+            for baseline in (False, True):
+                r = _child(["--autoscaler", f"{n}:{q}:{int(baseline)}"], limit)
+                if r is None:
+                    row.append(f"{'killed':<8} {'>' + str(int(2 * limit + 30)):>8}")
+                else:
+                    row.append(f"{r['result']:<8} {r['seconds']:>8.2f}")
+            print(f"    {label:<30} {n:>2} {row[0]}   {row[1]}")
 
 
 def bench_diffs(timeout: float) -> None:
@@ -125,12 +176,18 @@ def main() -> None:
     ap.add_argument("--limit", type=float, default=60.0, help="seconds per query in (c)")
     ap.add_argument("--max-n", type=int, default=200, help="largest N tried in (c)")
     ap.add_argument("--one", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--autoscaler", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.one is not None:
         print(json.dumps(one_scale(args.one, args.limit)))
         return
+    if args.autoscaler is not None:
+        n, q, baseline = (int(x) for x in args.autoscaler.split(":"))
+        print(json.dumps(one_autoscaler(n, q, bool(baseline), args.limit)))
+        return
     bench_diffs(timeout=60.0)
     bench_finds(timeout=60.0)
+    bench_autoscaler(args.limit)
     if not args.quick:
         bench_scale(args.limit, args.max_n)
 

@@ -108,6 +108,8 @@ class Answer:
     message: str
     seconds: float
     core: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    """What the answer depends on beyond the rules (the bounded cluster's shape)."""
 
     @property
     def objects(self) -> list[dict[str, Any]]:
@@ -121,6 +123,7 @@ class Answer:
             "message": self.message,
             "seconds": round(self.seconds, 3),
             "core": self.core,
+            "notes": self.notes,
         }
 
 
@@ -189,7 +192,7 @@ class _Spec:
     nodes: list[tuple[Any, SFun]]
 
 
-_SYMBOLIC_VIEWS = frozenset({"scheduler", "textbook"})
+_SYMBOLIC_VIEWS = frozenset({"scheduler", "textbook", "autoscaler"})
 _SCHEDULER_CONSTANTS = frozenset({"Pods", "Nodes", "PodsOn", "NamespaceLabels", "PDBs", "Now"})
 
 
@@ -215,7 +218,8 @@ class Session:
                 )
         # Compilers first: they put every literal in the universe before any leaf is made.
         compilers = [Compiler(ls.module, self.universe) for ls in loaded]
-        self.cluster = SymCluster.build(bounds, self.universe)
+        groups = any(ls.view.name == "autoscaler" for ls in loaded)
+        self.cluster = SymCluster.build(bounds, self.universe, groups=groups)
         for name, ls, compiler in zip(specs, loaded, compilers, strict=True):
             if ls.view.name == "textbook":
                 constants = self.cluster.textbook_constants()
@@ -223,7 +227,11 @@ class Session:
                 nodes = objects[: bounds.nodes]
                 pods = objects[bounds.nodes :]
             else:
-                constants = self.cluster.scheduler_constants()
+                constants = (
+                    self.cluster.autoscaler_constants()
+                    if ls.view.name == "autoscaler"
+                    else self.cluster.scheduler_constants()
+                )
                 pods, nodes = constants["Pods"].items, constants["Nodes"].items
             compiler.bind(constants)
             self.specs[name] = _Spec(ls, compiler, constants, list(pods), list(nodes))
@@ -516,6 +524,40 @@ def _formula_verdict(program: Program, node: A.Expr, env: Mapping[str, Any]) -> 
     return _verdict(lambda: fn(dict(env)))
 
 
+def reached(module: A.Module, node: A.Expr) -> set[str]:
+    """The definitions of ``module`` that ``node`` uses, directly or through others."""
+    defs = {d.name: d for d in module.definitions}
+    seen: set[str] = set()
+    todo = [node]
+    while todo:
+        variables, ops = free_names(todo.pop(), lambda _: False)
+        for name in (*variables, *ops):
+            if name in defs and name not in seen:
+                seen.add(name)
+                todo.append(defs[name].body)
+    return seen
+
+
+def bounds_notes(session: Session, spec: str, node: A.Expr) -> list[str]:
+    """What an answer about ``node`` owes to the bounded cluster's shape, not to the rules."""
+    loaded = session.specs[spec].loaded
+    if loaded.view.name != "autoscaler":
+        return []
+    from schedspec.spec.kube.symbolic.autoscaler_shape import (
+        GROUP_MAX_SIZE,
+        SCALE_DOWN_DEFINITIONS,
+        SCALE_DOWN_NOTE,
+    )
+
+    notes = [
+        f"node groups: {session.bounds.groups} (--groups), each a Cluster API MachineDeployment "
+        f"scaled from zero, max size at most {GROUP_MAX_SIZE}, CA's default flags"
+    ]
+    if reached(loaded.module, node) & SCALE_DOWN_DEFINITIONS:
+        notes.append(SCALE_DOWN_NOTE)
+    return notes
+
+
 # ---- the two commands -------------------------------------------------------------------------
 
 
@@ -535,6 +577,7 @@ def find(
         node, names, result = session.formula(spec, formula)
     except CompileTimeout:
         return _compile_timeout(session, start)
+    notes = bounds_notes(session, spec, node)
     goal = [as_z3bool(result.value)]
     defined = z3.Not(as_z3bool(result.error)) if result.errors else True
     labelled = None
@@ -553,10 +596,10 @@ def find(
     )
     elapsed = time.monotonic() - start
     if status == "unknown":
-        return Answer("unknown", [], f"the solver gave up: {reason}", elapsed)
+        return Answer("unknown", [], f"the solver gave up: {reason}", elapsed, notes=notes)
     if status == "unsat":
         msg = f"no cluster within the bounds ({_bounds_text(session.bounds)}) satisfies the formula"
-        return Answer("unsat", [], msg, elapsed, unsat_core)
+        return Answer("unsat", [], msg, elapsed, unsat_core, notes)
     loaded = session.specs[spec].loaded
     witnesses = []
     for model, proven in models:
@@ -571,7 +614,7 @@ def find(
                 + yaml.safe_dump_all(objects)
             )
         witnesses.append(Witness(objects, bindings, {formula: verdict}, proven))
-    return Answer("sat", witnesses, "", time.monotonic() - start)
+    return Answer("sat", witnesses, "", time.monotonic() - start, notes=notes)
 
 
 def _compile_timeout(session: Session, start: float) -> Answer:

@@ -74,6 +74,8 @@ def run_solver_command(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _print(answer: Answer, command: str, written: list[str], out: TextIO) -> None:
+    for note in answer.notes:
+        print(f"note: {note}", file=out)
     if answer.result == "unknown":
         print(
             f"unknown: {answer.message} after {answer.seconds:.1f}s — this is NOT a proof "

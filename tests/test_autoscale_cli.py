@@ -155,12 +155,3 @@ def test_bad_input_is_a_clear_error(
     assert (code, out) == (2, "")
     assert err.startswith("schedspec autoscale: ")
     assert message in err
-
-
-def test_find_refuses_the_autoscaler_spec_instead_of_a_vacuous_unsat(
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    # The symbolic cluster has no node groups: an answer would be about constants it lacks.
-    code, out, err = run(capsys, "find", "--spec", "autoscaler", "Expendable(p)")
-    assert (code, out) == (2, "")
-    assert "no symbolic cluster for the autoscaler view (its constants Clock, Groups" in err

@@ -1,7 +1,7 @@
 ---------------------------- MODULE autoscaler ----------------------------
 (***************************************************************************)
 (* cluster-autoscaler 1.34, default flags: one RunOnce loop on a snapshot  *)
-(* (docs/autoscaler.md) — the scale-up it decides and the scale-down      *)
+(* (docs/autoscaler.md) — the scale-up it decides and the scale-down       *)
 (* planner's verdict on each node. Paths are in kubernetes/autoscaler,     *)
 (* folder cluster-autoscaler/.                                             *)
 (*                                                                         *)
@@ -14,12 +14,14 @@
 (* Constants from the view (spec/kube/autoscaler_view.py), besides the     *)
 (* scheduler's: Groups (the node groups, each with its template node, its  *)
 (* DaemonSet/mirror pods and the copies a scale-up may add), Options (the  *)
-(* flags), Order (ranks: pods by namespace/name, nodes and groups by      *)
+(* flags), Order (ranks: pods by namespace/name, nodes and groups by       *)
 (* name), Clock (CA's now, Unix seconds).                                  *)
 (*                                                                         *)
-(* Executable backends only: the Z3 backend cannot sort a symbolic set     *)
-(* (SortSet), which every ordered step here needs, so `find` and `diff`    *)
-(* do not take this module yet.                                            *)
+(* Both backends: `find` asks Z3 for clusters with node groups             *)
+(* (spec/kube/symbolic/autoscaler_shape.py: scale-from-zero Cluster API    *)
+(* groups, so scale-down questions there are about ungrouped nodes only).  *)
+(* Ordered steps are written so that Z3 can build them: new nodes named by *)
+(* their copy number, folds over sorted sets taken candidate by candidate. *)
 (***************************************************************************)
 
 EXTENDS scheduler

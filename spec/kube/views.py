@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
-from schedspec.autoscaling import Autoscaling
+from schedspec.autoscaling import node_groups
 from schedspec.cluster import Cluster
 from schedspec.errors import UsageError
 from schedspec.spec.ast import Definition
@@ -81,7 +81,8 @@ VIEWS: dict[str, View] = {
             ),
             name="autoscaler view",
         ),
-        build=lambda cluster: autoscaler_view.autoscaler_view(cluster, Autoscaling(groups=())),
+        # node groups from the manifests' Cluster API objects, CA's default flags
+        build=lambda cluster: autoscaler_view.autoscaler_view(cluster, node_groups(cluster)),
         filter="Feasible",
         score="Viability",
         doc="docs/autoscaler.md",

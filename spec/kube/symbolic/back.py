@@ -57,6 +57,10 @@ class _Back:
                 out.append({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
         out += [self.node(n) for n in self.sc.nodes if self.b(n.present)]
         out += [self.pod(p) for p in self.sc.pods if self.b(p.present)]
+        if self.sc.groups:
+            from schedspec.spec.kube.symbolic.autoscaler_shape import group_objects
+
+            out += group_objects(self)
         return out
 
     def node(self, n: SymNode) -> dict[str, Any]:
@@ -186,4 +190,9 @@ class _Back:
         status: dict[str, Any] = {"phase": self.s(p.phase), "startTime": DELETION_TIME}
         if nominated := self.s(p.nominated):
             status["nominatedNodeName"] = nominated
+        if self.sc.owners:
+            from schedspec.spec.kube.symbolic.autoscaler_shape import owner_references
+
+            if refs := owner_references(self, p):
+                meta["ownerReferences"] = refs
         return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec, "status": status}

@@ -46,6 +46,7 @@ class Bounds:
     term_values: int = 2
     affinity: int = 1
     spread: int = 1
+    groups: int = 1
 
     def __post_init__(self) -> None:
         limits = {
@@ -81,4 +82,5 @@ BOUND_HELP = {
     "term_values": "values per match expression",
     "affinity": "required pod affinity terms per pod, and as many anti-affinity terms",
     "spread": "topology spread constraints per pod",
+    "groups": "node groups (autoscaler specs: scale-from-zero Cluster API MachineDeployments)",
 }

@@ -41,7 +41,7 @@ from schedspec.spec.kube.symbolic.objects import (
 
 
 class _Builder:
-    def __init__(self, bounds: Bounds, universe: Universe) -> None:
+    def __init__(self, bounds: Bounds, universe: Universe, groups: int = 0) -> None:
         self.b = bounds
         self.u = universe
         self.keys = LABEL_KEYS[: bounds.keys]
@@ -76,6 +76,10 @@ class _Builder:
         # Objects are interchangeable: use the first ones (witnesses read node-0, pod-0, …).
         self.prefix([n.present for n in self.cluster.nodes])
         self.prefix([p.present for p in self.cluster.pods])
+        if groups:
+            from schedspec.spec.kube.symbolic.autoscaler_shape import build_groups
+
+            build_groups(self, groups)
 
     # leaves
     def boolean(self, name: str, likely: bool = False) -> Any:
@@ -126,8 +130,8 @@ class _Builder:
         return _Map(entries)
 
     # nodes
-    def node(self, i: int) -> SymNode:
-        name = self.node_names[i]
+    def node(self, i: int, name: str | None = None) -> SymNode:
+        name = name or self.node_names[i]
         present = self.boolean(f"{name}", likely=True)
         self.count("objects", present)
         taints = []

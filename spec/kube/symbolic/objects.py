@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import z3
 
 from schedspec.spec.compile.z3 import SStr, Universe
 from schedspec.spec.kube.symbolic.bounds import Bounds
+
+if TYPE_CHECKING:
+    from schedspec.spec.kube.symbolic.autoscaler_shape import SymGroup
 
 
 @dataclass
@@ -132,18 +135,30 @@ class SymCluster:
     number_terms: list[Any] = field(default_factory=list)
     candidates: list[tuple[Any, tuple[Any, ...]]] = field(default_factory=list)
     """Every leaf with a few values worth trying (generators draw from these)."""
+    groups: list[SymGroup] = field(default_factory=list)
+    """Node groups, built for the autoscaler view only (:mod:`.autoscaler_shape`)."""
+    owners: list[SStr] = field(default_factory=list)
+    """Each pod's controller kind ("" for none), with the node groups."""
 
     @classmethod
-    def build(cls, bounds: Bounds, universe: Universe | None = None) -> SymCluster:
+    def build(
+        cls, bounds: Bounds, universe: Universe | None = None, *, groups: bool = False
+    ) -> SymCluster:
+        """The cluster; with ``groups``, also ``bounds.groups`` node groups and pod controllers."""
         from schedspec.spec.kube.symbolic.builder import _Builder
 
-        return _Builder(bounds, universe or Universe()).cluster
+        return _Builder(bounds, universe or Universe(), bounds.groups if groups else 0).cluster
 
     # -- shown to the specs ----------------------------------------------------------------------
     def scheduler_constants(self) -> dict[str, Any]:
         from schedspec.spec.kube.symbolic.scheduler_shape import _SchedulerShape
 
         return _SchedulerShape(self).constants()
+
+    def autoscaler_constants(self) -> dict[str, Any]:
+        from schedspec.spec.kube.symbolic.autoscaler_shape import autoscaler_constants
+
+        return autoscaler_constants(self)
 
     def textbook_constants(self) -> dict[str, Any]:
         from schedspec.spec.kube.symbolic.textbook_shape import _TextbookShape
