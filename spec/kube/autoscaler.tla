@@ -273,16 +273,22 @@ ScaleUpOptions ≝ {g ∈ ValidGroups : EstimatedNodes(g) > 0}
 \* keeps every option here.
 \* ======================================================================
 
-\* Σ pod requests against capacity × count, as num/den.
-WasteNum(g) ≝
-  LET c ≝ Get(g.template.status.capacity, "cpu") * EstimatedNodes(g)
-      m ≝ MemoryBytes(g.template) * EstimatedNodes(g)
+\* Σ over cpu and memory of (capacity × count − pod requests)/(capacity ×
+\* count), as num/den. A resource the template has no capacity of is left
+\* out (upstream divides by zero: a NaN waste; impl leaves it out, declared).
+Waste(g) ≝
+  LET c  ≝ Get(g.template.status.capacity, "cpu") * EstimatedNodes(g)
+      m  ≝ MemoryBytes(g.template) * EstimatedNodes(g)
       pc ≝ Sum(LAMBDA p : AppRequest(p, "cpu"), EstimatedPods(g))
       pm ≝ Sum(LAMBDA p : AppRequest(p, "memory"), EstimatedPods(g))
-  IN  (c - pc) * m + (m - pm) * c
+      dc ≝ IF c > 0 THEN c ELSE 1
+      dm ≝ IF m > 0 THEN m ELSE 1
+  IN  [num ↦ (IF c > 0 THEN (c - pc) * dm ELSE 0) + (IF m > 0 THEN (m - pm) * dc ELSE 0),
+       den ↦ dc * dm]
 
-WasteDen(g) ≝
-  Get(g.template.status.capacity, "cpu") * EstimatedNodes(g) * MemoryBytes(g.template) * EstimatedNodes(g)
+WasteNum(g) ≝ Waste(g).num
+
+WasteDen(g) ≝ Waste(g).den
 
 LeastWaste(S) ≝ {g ∈ S : ∀ h ∈ S : WasteNum(g) * WasteDen(h) ≤ WasteNum(h) * WasteDen(g)}
 
