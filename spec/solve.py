@@ -60,6 +60,7 @@ from schedspec.spec.compile.z3 import (
 )
 from schedspec.spec.errors import EvalError, SpecError
 from schedspec.spec.kube.symbolic import Bounds, SymCluster
+from schedspec.spec.kube.symbolic.vocabulary import Vocabulary, literals
 from schedspec.spec.load import LoadedSpec, load_spec
 from schedspec.spec.parse import parse_expr
 from schedspec.spec.values import render
@@ -200,7 +201,13 @@ class Session:
     """One symbolic cluster and the specs compiled over it."""
 
     def __init__(
-        self, bounds: Bounds, specs: Sequence[str], timeout: float = 60.0, *, pinned: bool = True
+        self,
+        bounds: Bounds,
+        specs: Sequence[str],
+        timeout: float = 60.0,
+        *,
+        pinned: bool = True,
+        literals: Sequence[tuple[str, bool]] = (),
     ) -> None:
         self.bounds = bounds
         self.pinned = pinned
@@ -219,7 +226,10 @@ class Session:
         # Compilers first: they put every literal in the universe before any leaf is made.
         compilers = [Compiler(ls.module, self.universe) for ls in loaded]
         groups = any(ls.view.name == "autoscaler" for ls in loaded)
-        self.cluster = SymCluster.build(bounds, self.universe, groups=groups)
+        self.vocabulary = Vocabulary.of(bounds, literals)
+        self.cluster = SymCluster.build(
+            bounds, self.universe, groups=groups, vocabulary=self.vocabulary
+        )
         for name, ls, compiler in zip(specs, loaded, compilers, strict=True):
             if ls.view.name == "textbook":
                 constants = self.cluster.textbook_constants()
@@ -538,18 +548,36 @@ def reached(module: A.Module, node: A.Expr) -> set[str]:
     return seen
 
 
+def vocabulary_notes(session: Session) -> list[str]:
+    """Which of the query's strings joined the bounded cluster, and which could not."""
+    v, b = session.vocabulary, session.bounds
+    base = Vocabulary.of(b)
+    added = [
+        f"{what} {', '.join(repr(x) for x in now if x not in before)}"
+        for what, now, before in (
+            ("label keys", v.keys, base.keys),
+            ("label values", v.values, base.values),
+            ("namespaces", v.namespaces, base.namespaces),
+        )
+        if len(now) > len(before)
+    ]
+    notes = [f"the query's strings join the bounded cluster: {'; '.join(added)}"] if added else []
+    return notes + v.notes()
+
+
 def bounds_notes(session: Session, spec: str, node: A.Expr) -> list[str]:
     """What an answer about ``node`` owes to the bounded cluster's shape, not to the rules."""
     loaded = session.specs[spec].loaded
+    notes = vocabulary_notes(session)
     if loaded.view.name != "autoscaler":
-        return []
+        return notes
     from schedspec.spec.kube.symbolic.autoscaler_shape import (
         GROUP_MAX_SIZE,
         SCALE_DOWN_DEFINITIONS,
         SCALE_DOWN_NOTE,
     )
 
-    notes = [
+    notes += [
         f"node groups: {session.bounds.groups} (--groups), each a Cluster API MachineDeployment "
         f"scaled from zero, max size at most {GROUP_MAX_SIZE}, CA's default flags"
     ]
@@ -572,7 +600,13 @@ def find(
     core: bool = False,
 ) -> Answer:
     start = time.monotonic()
-    session = Session(bounds or Bounds(), [spec], timeout, pinned=not names_objects(formula))
+    session = Session(
+        bounds or Bounds(),
+        [spec],
+        timeout,
+        pinned=not names_objects(formula),
+        literals=literals(parse_expr(formula, "<formula>")),
+    )
     try:
         node, names, result = session.formula(spec, formula)
     except CompileTimeout:
@@ -597,6 +631,12 @@ def find(
     elapsed = time.monotonic() - start
     if status == "unknown":
         return Answer("unknown", [], f"the solver gave up: {reason}", elapsed, notes=notes)
+    if status == "unsat" and session.vocabulary.outside:
+        msg = (
+            "no cluster within the bounds satisfies the formula, but the formula names strings "
+            "the bounded cluster cannot hold (see the notes)"
+        )
+        return Answer("unknown", [], msg, elapsed, unsat_core, notes)
     if status == "unsat":
         msg = f"no cluster within the bounds ({_bounds_text(session.bounds)}) satisfies the formula"
         return Answer("unsat", [], msg, elapsed, unsat_core, notes)
@@ -654,6 +694,7 @@ def diff(
         [spec_a, spec_b] if spec_a != spec_b else [spec_a],
         timeout,
         pinned=not names_objects(where),
+        literals=literals(parse_expr(where, "<where>")) if where else (),
     )
     try:
         a = session.predicate(spec_a, predicate_a, ("p", "n"))
@@ -682,15 +723,22 @@ def diff(
             break
     elapsed = time.monotonic() - start
     name_a, name_b = f"{spec_a}:{predicate_a}", f"{spec_b}:{predicate_b}"
+    notes = vocabulary_notes(session)
     if status == "unknown":
-        return Answer("unknown", [], f"the solver gave up: {reason}", elapsed)
+        return Answer("unknown", [], f"the solver gave up: {reason}", elapsed, notes=notes)
+    if status == "unsat" and session.vocabulary.outside:
+        msg = (
+            f"{name_a} and {name_b} agree within the bounds, but --where names strings the "
+            "bounded cluster cannot hold (see the notes)"
+        )
+        return Answer("unknown", [], msg, elapsed, notes=notes)
     if status == "unsat":
         rel = "implies" if implies else "agrees with"
         msg = (
             f"{name_a} {rel} {name_b} on every cluster within the bounds "
             f"({_bounds_text(session.bounds)})"
         )
-        return Answer("unsat", [], msg, elapsed)
+        return Answer("unsat", [], msg, elapsed, notes=notes)
     witnesses = []
     for model, proven in models:
         objects = session.cluster.objects(model)
@@ -712,7 +760,7 @@ def diff(
                 )
             verdicts[f"{spec}:{pred}"] = verdict
         witnesses.append(Witness(objects, bindings, verdicts, proven))
-    return Answer("sat", witnesses, "", time.monotonic() - start)
+    return Answer("sat", witnesses, "", time.monotonic() - start, notes=notes)
 
 
 def _solver_verdict(model: z3.ModelRef, res: Result) -> str:

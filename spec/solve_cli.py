@@ -77,9 +77,12 @@ def _print(answer: Answer, command: str, written: list[str], out: TextIO) -> Non
     for note in answer.notes:
         print(f"note: {note}", file=out)
     if answer.result == "unknown":
+        hint = "; raise --timeout or lower the bounds"
+        if "(see the notes)" in answer.message:
+            hint = ""
         print(
             f"unknown: {answer.message} after {answer.seconds:.1f}s — this is NOT a proof "
-            "that no cluster exists; raise --timeout or lower the bounds",
+            f"that no cluster exists{hint}",
             file=out,
         )
         return

@@ -30,7 +30,7 @@ from schedspec.autoscaling import MAX_SIZE_ANNOTATION, MIN_SIZE_ANNOTATION, Auto
 from schedspec.autoscaling_templates import CAPACITY_PREFIX, template_name
 from schedspec.spec.compile.z3 import SFun, SSeq, SSet, disj, srecord
 from schedspec.spec.kube.autoscaler_view import _options, copy_name
-from schedspec.spec.kube.symbolic.bounds import NAMESPACES, START_TIME, TAINT_KEYS
+from schedspec.spec.kube.symbolic.bounds import START_TIME, TAINT_KEYS
 from schedspec.spec.kube.symbolic.objects import SymCluster, SymNode, SymPod
 from schedspec.spec.kube.symbolic.scheduler_shape import _SchedulerShape
 from schedspec.spec.values import Fcn
@@ -247,7 +247,7 @@ class _AutoscalerShape(_SchedulerShape):
     def pod_ranks(self) -> SFun:
         """Pods by namespace, then name (the view sorts the cluster's pods so)."""
         sc = self.sc
-        order = sorted(NAMESPACES[: sc.bounds.namespaces])
+        order = sorted(sc.vocabulary.namespaces)
 
         def ns_rank(p: SymPod) -> Any:
             out: Any = z3.IntVal(len(order))

@@ -7,7 +7,7 @@ from typing import Any
 import z3
 
 from schedspec.spec.compile.z3 import SStr
-from schedspec.spec.kube.symbolic.bounds import DELETION_TIME, IMAGE, NAMESPACES
+from schedspec.spec.kube.symbolic.bounds import DELETION_TIME, IMAGE
 from schedspec.spec.kube.symbolic.objects import (
     SymCluster,
     SymNode,
@@ -52,7 +52,7 @@ class _Back:
     def objects(self) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
         used = {self.s(p.namespace) for p in self.sc.pods if self.b(p.present)}
-        for ns in NAMESPACES[: self.sc.bounds.namespaces]:
+        for ns in self.sc.vocabulary.namespaces:
             if ns in used and ns != "default":
                 out.append({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
         out += [self.node(n) for n in self.sc.nodes if self.b(n.present)]

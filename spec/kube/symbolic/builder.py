@@ -13,9 +13,6 @@ from schedspec.spec.kube.symbolic.bounds import (
     DELETION_TIME,
     EFFECTS,
     HOST_IPS,
-    LABEL_KEYS,
-    LABEL_VALUES,
-    NAMESPACES,
     NODE_OPERATORS,
     PHASES,
     PROTOCOLS,
@@ -38,15 +35,23 @@ from schedspec.spec.kube.symbolic.objects import (
     _Taint,
     _Toleration,
 )
+from schedspec.spec.kube.symbolic.vocabulary import Vocabulary
 
 
 class _Builder:
-    def __init__(self, bounds: Bounds, universe: Universe, groups: int = 0) -> None:
+    def __init__(
+        self,
+        bounds: Bounds,
+        universe: Universe,
+        groups: int = 0,
+        vocabulary: Vocabulary | None = None,
+    ) -> None:
         self.b = bounds
         self.u = universe
-        self.keys = LABEL_KEYS[: bounds.keys]
-        self.values = LABEL_VALUES[: bounds.values]
-        self.namespaces = NAMESPACES[: bounds.namespaces]
+        vocabulary = vocabulary or Vocabulary.of(bounds)
+        self.keys = vocabulary.keys
+        self.values = vocabulary.values
+        self.namespaces = vocabulary.namespaces
         self.node_names = tuple(f"node-{i}" for i in range(bounds.nodes))
         for s in (
             *self.keys,
@@ -67,7 +72,7 @@ class _Builder:
             *self.node_names,
         ):
             universe.code(s)
-        self.cluster = SymCluster(bounds, universe)
+        self.cluster = SymCluster(bounds, universe, vocabulary)
         self.c = self.cluster.constraints
         for i in range(bounds.nodes):
             self.cluster.nodes.append(self.node(i))

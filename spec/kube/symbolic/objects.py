@@ -12,6 +12,7 @@ from schedspec.spec.kube.symbolic.bounds import Bounds
 
 if TYPE_CHECKING:
     from schedspec.spec.kube.symbolic.autoscaler_shape import SymGroup
+    from schedspec.spec.kube.symbolic.vocabulary import Vocabulary
 
 
 @dataclass
@@ -128,6 +129,7 @@ class SymCluster:
 
     bounds: Bounds
     universe: Universe
+    vocabulary: Vocabulary
     nodes: list[SymNode] = field(default_factory=list)
     pods: list[SymPod] = field(default_factory=list)
     constraints: list[Any] = field(default_factory=list)
@@ -142,12 +144,19 @@ class SymCluster:
 
     @classmethod
     def build(
-        cls, bounds: Bounds, universe: Universe | None = None, *, groups: bool = False
+        cls,
+        bounds: Bounds,
+        universe: Universe | None = None,
+        *,
+        groups: bool = False,
+        vocabulary: Vocabulary | None = None,
     ) -> SymCluster:
-        """The cluster; with ``groups``, also ``bounds.groups`` node groups and pod controllers."""
+        """The cluster; with ``groups``, also ``bounds.groups`` node groups and pod controllers;
+        its strings from ``vocabulary`` (default: the bounds')."""
         from schedspec.spec.kube.symbolic.builder import _Builder
 
-        return _Builder(bounds, universe or Universe(), bounds.groups if groups else 0).cluster
+        count = bounds.groups if groups else 0
+        return _Builder(bounds, universe or Universe(), count, vocabulary).cluster
 
     # -- shown to the specs ----------------------------------------------------------------------
     def scheduler_constants(self) -> dict[str, Any]:

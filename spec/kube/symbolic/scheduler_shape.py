@@ -9,7 +9,7 @@ import z3
 
 from schedspec.spec.compile.z3 import SFun, SSeq, SSet, SStr, conj, srecord, string_val
 from schedspec.spec.kube.scheduler_view import NOW
-from schedspec.spec.kube.symbolic.bounds import DELETION_TIME, IMAGE, NAMESPACES, START_TIME
+from schedspec.spec.kube.symbolic.bounds import DELETION_TIME, IMAGE, START_TIME
 from schedspec.spec.kube.symbolic.objects import (
     SymCluster,
     SymNode,
@@ -58,7 +58,7 @@ class _SchedulerShape:
             )
         ns_labels = {
             ns: (True, SFun({"kubernetes.io/metadata.name": (True, ns)}))
-            for ns in NAMESPACES[: sc.bounds.namespaces]
+            for ns in sc.vocabulary.namespaces
         }
         self.records = {"pods": pods, "nodes": nodes}
         return {

@@ -1,0 +1,172 @@
+"""The strings a bounded cluster's labels and namespaces range over, grown by a query's literals.
+
+The bounds name the first ``--keys`` label keys, ``--values`` label values and ``--namespaces``
+namespaces of fixed lists (:mod:`.bounds`). A query that names a label key or value outside them
+(``p.metadata.labels["disktype"] = "ssd"``) would otherwise be unsatisfiable for a reason that is
+not the rules': the bounded cluster cannot hold the string. So every string literal of the query
+that is a valid label key joins the keys, every one that is a valid label value joins the
+values, and one compared with a ``namespace`` field (or listed in ``namespaces``) that is a valid
+namespace name joins the namespaces — up to :data:`CAP` of each beyond the bounds. What the cap
+leaves out is returned, for ``find``/``diff`` to say, and an ``unsat`` that may depend on it is
+reported as ``unknown``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from schedspec.spec import ast as A
+from schedspec.spec.kube.symbolic.bounds import (
+    LABEL_KEYS,
+    LABEL_VALUES,
+    NAMESPACES,
+    RESOURCES,
+    Bounds,
+)
+from schedspec.validate import label_key_problem, label_value_problem
+
+__all__ = ["CAP", "Vocabulary", "literals"]
+
+CAP = 4
+"""Extra label keys, extra label values and extra namespaces a query may add (each)."""
+
+_DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    keys: tuple[str, ...]
+    values: tuple[str, ...]
+    namespaces: tuple[str, ...]
+    outside: tuple[tuple[str, str], ...] = ()
+    """(literal, what it could not join) for each literal the cap left out."""
+
+    @classmethod
+    def of(cls, bounds: Bounds, named: Iterable[tuple[str, str]] = ()) -> Vocabulary:
+        """The bounds' strings and the query's literals ``named``: (text, role), the role one
+        of "key", "value", "namespace" (from where the literal stands) or "any"."""
+        keys = list(LABEL_KEYS[: bounds.keys])
+        values = list(LABEL_VALUES[: bounds.values])
+        namespaces = list(NAMESPACES[: bounds.namespaces])
+        outside: list[tuple[str, str]] = []
+        grown = {"label key": 0, "label value": 0, "namespace": 0}
+
+        def join(into: list[str], text: str, what: str) -> None:
+            if text in into:
+                return
+            if grown[what] >= CAP:
+                outside.append((text, what))
+                return
+            grown[what] += 1
+            into.append(text)
+
+        for text, role in named:
+            if not text:
+                continue
+            if role == "resource":
+                if text not in (*RESOURCES, "pods"):
+                    outside.append((text, "resource"))
+                continue
+            if role == "namespace":
+                if len(text) <= 63 and _DNS_LABEL.fullmatch(text):
+                    join(namespaces, text, "namespace")
+                continue
+            if role in ("key", "any") and label_key_problem(text) is None:
+                join(keys, text, "label key")
+            if role in ("value", "any") and label_value_problem(text) is None:
+                join(values, text, "label value")
+        return cls(tuple(keys), tuple(values), tuple(namespaces), tuple(outside))
+
+    def notes(self) -> list[str]:
+        resources = ", ".join((*RESOURCES, "pods"))
+        return [
+            f"{text!r} is not a resource of the bounded cluster ({resources}): an answer that "
+            "needs it is unknown"
+            if what == "resource"
+            else f"{text!r} is not a {what} of the bounded cluster: the query's strings already "
+            f"add {CAP} {what}s, the most they may; an answer that needs it is unknown (name "
+            "fewer)"
+            for text, what in self.outside
+        ]
+
+
+def literals(*nodes: A.Expr) -> list[tuple[str, str]]:
+    """The string literals of ``nodes`` in order, each once, with the role where it stands:
+    "key" (indexing ``labels``/``nodeSelector``/``matchLabels``, in their DOMAIN, or compared with
+    a ``key``/``topologyKey``), "value" (compared with such an entry or with a ``value``),
+    "namespace" (compared with or listed beside a ``namespace``/``namespaces`` field),
+    "resource" (indexing, or passed beside, ``allocatable``/``capacity``/``requests``/…), else
+    "any". A literal met in two roles takes "any"."""
+    seen: dict[str, str] = {}
+    for node in nodes:
+        for text, role in _walk(node, "any"):
+            seen[text] = role if seen.get(text, role) == role else "any"
+    return list(seen.items())
+
+
+_MAPS = ("labels", "nodeSelector", "matchLabels")
+_RESOURCE_MAPS = ("allocatable", "capacity", "requests", "limits", "overhead")
+
+
+def _resource_map(x: Any) -> bool:
+    return isinstance(x, A.Field) and x.name in _RESOURCE_MAPS
+
+
+def _role_beside(x: Any) -> str | None:
+    """The role of a literal compared with ``x``."""
+    if isinstance(x, A.Field):
+        if x.name in ("namespace", "namespaces"):
+            return "namespace"
+        if x.name in ("key", "topologyKey"):
+            return "key"
+        if x.name == "value":
+            return "value"
+    if isinstance(x, A.Index) and isinstance(x.fn, A.Field) and x.fn.name in _MAPS:
+        return "value"
+    if (
+        isinstance(x, A.Unary)
+        and x.op is A.UnOp.DOMAIN
+        and isinstance(x.operand, A.Field)
+        and x.operand.name in _MAPS
+    ):
+        return "key"
+    return None
+
+
+def _walk(x: Any, role: str) -> Iterator[tuple[str, str]]:
+    if isinstance(x, A.Str):
+        yield x.value, role
+        return
+    if isinstance(x, A.Binary):
+        yield from _walk(x.left, _role_beside(x.right) or "any")
+        yield from _walk(x.right, _role_beside(x.left) or "any")
+        return
+    if isinstance(x, A.Index) and isinstance(x.fn, A.Field) and x.fn.name in _MAPS:
+        yield from _walk(x.fn, "any")
+        for a in x.args:
+            yield from _walk(a, "key")
+        return
+    if isinstance(x, A.Index) and _resource_map(x.fn):
+        yield from _walk(x.fn, "any")
+        for a in x.args:
+            yield from _walk(a, "resource")
+        return
+    if isinstance(x, A.Apply) and any(_resource_map(a) for a in x.args):
+        for a in x.args:
+            yield from _walk(a, "resource" if isinstance(a, A.Str) else "any")
+        return
+    if isinstance(x, A.SetEnum | A.TupleLit):
+        for y in x.items:
+            yield from _walk(y, role)
+        return
+    if isinstance(x, tuple | list):
+        for y in x:
+            yield from _walk(y, "any")
+        return
+    if hasattr(x, "__dataclass_fields__"):
+        for name in x.__dataclass_fields__:
+            if name != "span":
+                yield from _walk(getattr(x, name), "any")
