@@ -207,7 +207,7 @@ class Session:
         timeout: float = 60.0,
         *,
         pinned: bool = True,
-        literals: Sequence[tuple[str, bool]] = (),
+        literals: Sequence[tuple[str, str]] = (),
     ) -> None:
         self.bounds = bounds
         self.pinned = pinned
