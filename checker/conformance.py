@@ -24,13 +24,14 @@ from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
 from schedspec.checker.differential import Disagreement, ImplState, SpecState, same
+from schedspec.checker.question import Outcomes, Vacuous, in_terms_of, terms
 from schedspec.cluster import Cluster, from_objects
 from schedspec.errors import ManifestError
 from schedspec.impl.api.types import Pod
 from schedspec.impl.framework.types import NodeInfo
 from schedspec.spec.load import LoadedSpec, load_spec
 
-__all__ = ["Disagreed", "ImplVerdict", "agree", "disagreements"]
+__all__ = ["Disagreed", "ImplVerdict", "Vacuous", "agree", "disagreements"]
 
 ImplVerdict = Callable[[ImplState, Pod, NodeInfo], object]
 
@@ -48,9 +49,14 @@ class Disagreed(AssertionError):
 
 
 def disagreements(
-    spec: LoadedSpec, definition: str, impl: ImplVerdict, cluster: Cluster
+    spec: LoadedSpec,
+    definition: str,
+    impl: ImplVerdict,
+    cluster: Cluster,
+    outcomes: Outcomes | None = None,
 ) -> list[Disagreement]:
-    """Every (pending pod, node) of ``cluster`` where ``definition`` and ``impl`` differ."""
+    """Every (pending pod, node) of ``cluster`` where ``definition`` and ``impl`` differ; each
+    value the definition takes is added to ``outcomes``."""
     s = SpecState(spec, cluster)
     i = ImplState(cluster)
     found = []
@@ -61,6 +67,8 @@ def disagreements(
         p = s.world.pods[key]
         for name, n in s.world.nodes.items():
             want = s.call_pod_node(definition, p, n)
+            if outcomes is not None:
+                outcomes.add(want)
             try:
                 got = impl(i, pod, i.by_name[name])
             except Exception as err:  # the user's function crashing is a finding too
@@ -79,16 +87,21 @@ def agree(
     examples: int = 100,
     seed: int = 0,
     strategy: st.SearchStrategy[list[dict[str, Any]]] | None = None,
+    accept_vacuous: bool = False,
 ) -> None:
     """Raise :class:`Disagreed` (shrunk) unless ``definition`` and ``impl`` agree on
-    ``examples`` generated clusters."""
+    ``examples`` generated clusters, and :class:`Vacuous` when ``definition`` took one value on
+    every pair checked (unless ``accept_vacuous``). The default strategy draws the label keys
+    and values the definition names (:func:`schedspec.checker.question.terms`)."""
     loaded = spec if isinstance(spec, LoadedSpec) else load_spec(str(spec), view)
     if not loaded.program.has(definition):
         raise ValueError(f"{loaded.file}: no definition {definition!r}")
     if strategy is None:
         from schedspec.checker.strategies import cluster_objects
 
-        strategy = cluster_objects()
+        keys, values = terms(loaded, definition)
+        strategy = in_terms_of(cluster_objects(), keys, values)
+    outcomes = Outcomes(definition)
 
     @hypothesis_seed(seed)
     @settings(
@@ -105,8 +118,10 @@ def agree(
             cluster = from_objects(objects)
         except ManifestError:
             return
-        found = disagreements(loaded, definition, impl, cluster)
+        found = disagreements(loaded, definition, impl, cluster, outcomes)
         if found:
             raise Disagreed(found, objects)
 
     run()
+    if not accept_vacuous:
+        outcomes.check()
