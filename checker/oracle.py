@@ -11,6 +11,7 @@ JSON-lines requests on stdin. This module builds that binary once per machine (c
         oracle.filter(cluster, "default/web-0")        # per node: every Filter plugin's status
         oracle.score(cluster, "default/web-0")         # per feasible node: raw/normalised/weighted
         oracle.schedule(cluster, seed=0)               # cycles to quiescence: bindings, FitErrors
+        oracle.validate(pod_manifest)                  # the API server's verdict on one object
 
 Errors (all ``OracleError``, a ``SchedspecError``: the CLI turns them into exit 2)::
 
@@ -241,6 +242,14 @@ class Oracle:
     ) -> dict[str, Any]:
         request = {"op": "schedule", "cluster": _as_json(cluster), "seed": seed, "ties": ties}
         return self.request(request)
+
+    def validate(self, obj: dict[str, Any]) -> dict[str, Any]:
+        """The API server's verdict on creating ``obj`` (a v1 Pod, Node or Namespace, a policy/v1
+        PodDisruptionBudget or a scheduling.k8s.io/v1 PriorityClass) as ``kubectl create`` sends
+        it: ``valid`` and every error (``field``, ``type``, ``detail``, ``phase``: decode, create
+        or, for a status the input carries, status), after the API server's decoding, defaulting
+        and create strategy; ``warnings`` as the API server would return them."""
+        return self.request({"op": "validate", "object": obj})
 
     def request(self, body: dict[str, Any]) -> dict[str, Any]:
         """Sends one request; the response, or ``OracleRequestError`` if it says ``ok: false``."""

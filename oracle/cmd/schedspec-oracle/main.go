@@ -11,6 +11,7 @@
 //	{"op":"filter","cluster":{...},"pod":"ns/name"}
 //	{"op":"score","cluster":{...},"pod":"ns/name"}
 //	{"op":"schedule","cluster":{...},"seed":N}
+//	{"op":"validate","object":{...}}
 //
 // Every response carries "ok"; a failed request answers {"ok":false,"error":"..."} and the bridge
 // keeps serving. docs/oracle.md describes the shapes. Upstream code driven here:
@@ -39,6 +40,8 @@ type request struct {
 	// Ties asks schedule to report, per binding, every node with the maximal total score
 	// (only computed when all nodes are searched, i.e. fewer than 100 nodes).
 	Ties *bool `json:"ties,omitempty"`
+	// Object is the one object of a validate request.
+	Object json.RawMessage `json:"object,omitempty"`
 }
 
 func main() {
@@ -107,10 +110,12 @@ func serve(line []byte) (resp map[string]any) {
 	case "schedule":
 		ties := req.Ties == nil || *req.Ties
 		body, err = withCluster(req, func(c *cluster) (map[string]any, error) { return scheduleOp(c, req.Seed, ties) })
+	case "validate":
+		body, err = validateOp(req.Object)
 	case "":
 		err = fmt.Errorf("malformed request: missing \"op\"")
 	default:
-		err = fmt.Errorf("unknown op %q (want version, filter, score or schedule)", req.Op)
+		err = fmt.Errorf("unknown op %q (want version, filter, score, schedule or validate)", req.Op)
 	}
 	if err != nil {
 		return fail(err)
