@@ -31,6 +31,8 @@ any ``metadata.uid``                    uuid5 of ``kind/namespace/name`` when ab
 Pod ``spec.schedulerName``              ``"default-scheduler"``
 Pod ``status.phase``                    ``"Pending"``
 Pod ``…ports[].protocol``               ``"TCP"`` (containers and initContainers)
+Pod ``…ports[].hostPort`` under         the port's ``containerPort`` when unset or 0
+``spec.hostNetwork``                    (containers and initContainers)
 Pod ``…resources.requests``             each resource in ``limits`` but not in ``requests``
                                         gets the limit (containers, initContainers, and the
                                         pod-level ``spec.resources``)
@@ -57,7 +59,8 @@ What load rejects (a ``ManifestError``):
   included) of the wrong type: ``status.conditions: must be a list, got "Ready"``; quantities
   that are invalid or negative (``Invalid value: "12xyz": must be a quantity``), times that are
   not RFC 3339 (``startTime``, ``deletionTimestamp``, ``creationTimestamp``, condition times,
-  a PDB's ``disruptedPods``), a ``hostIP`` that is not an IP;
+  a PDB's ``disruptedPods``), a ``hostIP`` that is not an IP, an integer beyond 64 bits (beyond
+  32 where Go's field is an int32: ``maxSkew``, ``minDomains``, a PDB's counts);
 - every object: ``metadata.name`` missing or not a DNS-1123 subdomain (Namespace: label), a
   namespace that is not a DNS-1123 label, a duplicate kind+namespace+name, ``labels`` whose keys
   are not label keys or whose values are not strings / not label values;
@@ -66,15 +69,21 @@ What load rejects (a ``ManifestError``):
   ``resources.requests/limits``, pod-level ``spec.resources`` or ``spec.overhead``; a request
   above its limit; ``containerPort`` outside 1..65535, ``hostPort`` outside 0..65535, a protocol
   other than TCP/UDP/SCTP; ``restartPolicy`` other than ``Always`` on an initContainer (or any on
-  a container); ``nodeSelector`` as for labels; tolerations (operator ``""``/Equal/Exists, effect
+  a container); an ``image`` that is empty or has surrounding spaces; a ``hostPort`` other than
+  the ``containerPort`` under ``hostNetwork``, and one protocol/hostIP/hostPort twice among the
+  containers (or within one initContainer); ``nodeName`` or ``status.nominatedNodeName`` that is
+  not a DNS-1123 subdomain, and ``nodeName`` together with ``schedulingGates``; a scheduling
+  gate name that is not a qualified name, or twice;
+  ``nodeSelector`` as for labels; tolerations (operator ``""``/Equal/Exists, effect
   ``""``/NoSchedule/PreferNoSchedule/NoExecute, an empty key needs Exists, Exists needs an empty
   value, ``tolerationSeconds`` needs NoExecute); the STRUCTURE of affinity and topology spread
-  (wrong types, missing or empty ``topologyKey``, empty ``nodeSelectorTerms``, weights outside
-  1..100, ``whenUnsatisfiable``, ``maxSkew`` < 1, ``minDomains`` < 1 or with ScheduleAnyway,
-  ``nodeAffinityPolicy``/``nodeTaintsPolicy`` not Honor/Ignore, duplicate constraints); a
-  ``priorityClassName`` naming no class; a ``priority``/``preemptionPolicy`` that differs from the
-  named class; ``status.phase`` not a pod phase; ``terminationGracePeriodSeconds`` < 0; a volume
-  without a DNS-label ``name``, or a duplicate one; an owner reference without ``kind``/``name``
+  (wrong types, a ``topologyKey`` missing or empty — or, in an affinity term, not a label key —,
+  empty ``nodeSelectorTerms``, weights outside 1..100, ``whenUnsatisfiable``, ``maxSkew`` < 1,
+  ``minDomains`` < 1 or with ScheduleAnyway, ``nodeAffinityPolicy``/``nodeTaintsPolicy`` not
+  Honor/Ignore, duplicate constraints); a ``priorityClassName`` naming no class; a
+  ``priority``/``preemptionPolicy`` that differs from the named class; ``status.phase`` not a
+  pod phase; ``terminationGracePeriodSeconds`` < 0; a volume without a DNS-label ``name``, or a
+  duplicate one; an owner reference without ``kind``/``name``
   (``apiVersion`` and ``uid``, which the API server requires too, may be left out);
 - Node: ``spec.unschedulable`` not a bool; taints (key a label key, value a label value, effect
   required, no duplicate key+effect); ``status.capacity``/``allocatable`` quantities;
@@ -223,6 +232,8 @@ def _default_pod(pod: dict[str, Any]) -> None:
     for container in [*spec["containers"], *spec.get("initContainers", [])]:
         for port in container.get("ports", []):
             port.setdefault("protocol", "TCP")
+            if spec.get("hostNetwork") and not port.get("hostPort"):
+                port["hostPort"] = port["containerPort"]
         _default_requests(container)
     _default_requests(spec)
 

@@ -60,6 +60,8 @@ def type_problem(data: Any, type_name: str) -> str | None:
     if wrong_int or not isinstance(data, _TYPES[type_name]):
         article = "an" if type_name[0] in "aeiou" else "a"
         return f"must be {article} {type_name}, got {describe(data)}"
+    if type_name == "integer" and not -(2**63) <= data < 2**63:  # Go's widest: int64
+        return f"must be a 64-bit integer, got {data}"
     return None
 
 
@@ -173,10 +175,10 @@ _PROBLEMS: dict[str, Callable[[Any], str | None]] = {
     "IP": ip_problem,
     "integer or string": _int_or_string_problem,
 }
+# No fast path for "integer": an int must also fit Go's int64.
 _EXACT: dict[str, type] = {
     "string": str,
     "label value": str,
-    "integer": int,  # type(True) is bool
     "boolean": bool,
     "mapping": dict,
     "list": list,

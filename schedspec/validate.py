@@ -414,11 +414,18 @@ def _pod_affinity(ctx: Ctx, pod_affinity: dict[str, Any], path: Path) -> None:
             _pod_affinity_term(ctx, term, term_path)
 
 
+def _topology_key(ctx: Ctx, parent: dict[str, Any], path: Path) -> None:
+    key = _req(ctx, parent, path, "topologyKey", "string")
+    if not key:
+        ctx.fail((*path, "topologyKey"), "must not be empty")
+    if problem := label_key_problem(key):
+        ctx.fail((*path, "topologyKey"), problem)
+
+
 def _pod_affinity_term(ctx: Ctx, term: Any, path: Path) -> None:
     term = _typed(ctx, term, path, "mapping")
     with _CHECKED:
-        if not _req(ctx, term, path, "topologyKey", "string"):
-            ctx.fail((*path, "topologyKey"), "must not be empty")
+        _topology_key(ctx, term, path)
     for key in ("labelSelector", "namespaceSelector"):
         with _CHECKED:
             _label_selector(ctx, term, path, key, _POD_AFFINITY_THEN)
@@ -440,7 +447,8 @@ def _spread_constraint(
     with _CHECKED:
         _req(ctx, c, path, "maxSkew", "integer")
         _int_range(ctx, c, path, "maxSkew", 1)
-    with _CHECKED:
+        _int32(ctx, c, path, "maxSkew")
+    with _CHECKED:  # not checked as a label key: the API server takes any (not so affinity's)
         if not _req(ctx, c, path, "topologyKey", "string"):
             ctx.fail((*path, "topologyKey"), "must not be empty")
     with _CHECKED:
@@ -448,6 +456,7 @@ def _spread_constraint(
         _enum(ctx, c, path, "whenUnsatisfiable", ("DoNotSchedule", "ScheduleAnyway"))
     when = c.get("whenUnsatisfiable")
     with _CHECKED:
+        _int32(ctx, c, path, "minDomains")
         if _int_range(ctx, c, path, "minDomains", 1) is not None and when != "DoNotSchedule":
             ctx.fail((*path, "minDomains"), 'may only be set with "DoNotSchedule"')
     for key in ("nodeAffinityPolicy", "nodeTaintsPolicy"):
@@ -575,16 +584,76 @@ def _toleration(ctx: Ctx, t: dict[str, Any], path: Path) -> None:
 
 def _validate_pod(ctx: Ctx, pod: dict[str, Any]) -> None:
     with _CHECKED:
-        _validate_pod_spec(ctx, _req(ctx, pod, (), "spec", "mapping"), ("spec",))
+        spec = _req(ctx, pod, (), "spec", "mapping")
+        _validate_pod_spec(ctx, spec, ("spec",))
+        _images(ctx, spec)
+        if spec.get("nodeName") and spec.get("schedulingGates"):
+            message = "cannot be set until all schedulingGates have been cleared"
+            ctx.fail(("spec", "nodeName"), message)
     status = _opt(ctx, pod, (), "status", "mapping") or {}
     with _CHECKED:
         _enum(ctx, status, ("status",), "phase", _POD_PHASES)
+    with _CHECKED:
+        _node_name(ctx, status, ("status",), "nominatedNodeName")
+
+
+def _images(ctx: Ctx, spec: dict[str, Any]) -> None:
+    """A pod's images (a template's may be empty): set, without surrounding spaces."""
+    for key in ("containers", "initContainers"):
+        containers = spec.get(key)
+        for i, container in enumerate(containers if isinstance(containers, list) else ()):
+            image = container.get("image") if isinstance(container, dict) else None
+            if isinstance(image, str) and (not image or image != image.strip()):
+                problem = "must not have leading or trailing whitespace" if image else "is required"
+                ctx.report(("spec", key, i, "image"), problem)
+
+
+def _node_name(ctx: Ctx, parent: dict[str, Any], path: Path, key: str) -> None:
+    name = _opt(ctx, parent, path, key, "string")
+    if name and (problem := _dns_subdomain_problem(name)):
+        ctx.fail((*path, key), problem)
+
+
+def _host_ports(ctx: Ctx, spec: dict[str, Any], path: Path) -> None:
+    """Host ports as the API server checks them, after its defaulting (under hostNetwork an
+    unset hostPort is the containerPort): a container's hostPort under hostNetwork must be its
+    containerPort, and no protocol/hostIP/hostPort twice among the containers, nor within one
+    init container."""
+    host_network = spec.get("hostNetwork") is True
+    groups: list[list[tuple[str, int, Any]]] = []
+    for key in ("containers", "initContainers"):
+        items = spec.get(key)
+        found = [(key, i, c) for i, c in enumerate(items if isinstance(items, list) else ())]
+        groups += [found] if key == "containers" else [[item] for item in found]
+    for group in groups:
+        seen: set[str] = set()
+        for key, i, container in group:
+            ports = container.get("ports") if isinstance(container, dict) else None
+            for j, port in enumerate(ports if isinstance(ports, list) else ()):
+                if not isinstance(port, dict):
+                    continue
+                host, target = port.get("hostPort"), port.get("containerPort")
+                if not (isinstance(host, int) and host) and host_network:
+                    host = target
+                if isinstance(host, bool) or not isinstance(host, int) or not host:
+                    continue
+                port_path = (*path, key, i, "ports", j, "hostPort")
+                if host_network and key == "containers" and host != target:
+                    ctx.report(
+                        port_path, f"{host} must match containerPort when hostNetwork is true"
+                    )
+                triple = f"{port.get('protocol') or 'TCP'}/{port.get('hostIP') or ''}/{host}"
+                if triple in seen:
+                    ctx.report(port_path, f"Duplicate value: {json.dumps(triple)}")
+                seen.add(triple)
 
 
 def _validate_pod_spec(ctx: Ctx, spec: dict[str, Any], path: Path) -> None:
     """A PodSpec at ``path``: a Pod's ``spec`` or a DaemonSet's ``spec.template.spec``."""
     checks: tuple[Callable[[Ctx, dict[str, Any], Path], object], ...] = (
         _containers,
+        _host_ports,
+        lambda ctx, spec, path: _node_name(ctx, spec, path, "nodeName"),
         lambda ctx, spec, path: _label_map(ctx, spec, path, "nodeSelector"),
         lambda ctx, spec, path: _int32(ctx, spec, path, "priority"),
         lambda ctx, spec, path: _enum(ctx, spec, path, "preemptionPolicy", _PREEMPTION_POLICIES),
@@ -603,9 +672,15 @@ def _validate_pod_spec(ctx: Ctx, spec: dict[str, Any], path: Path) -> None:
 
 
 def _scheduling_gates(ctx: Ctx, spec: dict[str, Any], path: Path) -> None:
+    names: set[str] = set()
     for gate, gate_path in _items(ctx, spec, path, "schedulingGates"):
         with _CHECKED:
-            _req(ctx, _typed(ctx, gate, gate_path, "mapping"), gate_path, "name", "string")
+            name = _req(ctx, _typed(ctx, gate, gate_path, "mapping"), gate_path, "name", "string")
+            if problem := label_key_problem(name):  # a qualified name, as a label key is
+                ctx.fail((*gate_path, "name"), problem.replace("label key", "gate name"))
+            if name in names:
+                ctx.fail((*gate_path, "name"), f"Duplicate value: {json.dumps(name)}")
+            names.add(name)
 
 
 def _volumes(ctx: Ctx, spec: dict[str, Any], path: Path) -> None:
@@ -679,6 +754,7 @@ def _validate_pdb(ctx: Ctx, pdb: dict[str, Any]) -> None:
     for key in ("disruptionsAllowed", "currentHealthy", "desiredHealthy", "expectedPods"):
         with _CHECKED:
             _int_range(ctx, status, ("status",), key, 0)
+            _int32(ctx, status, ("status",), key)
 
 
 def _int_or_percent(ctx: Ctx, spec: dict[str, Any], key: str) -> None:
@@ -688,6 +764,7 @@ def _int_or_percent(ctx: Ctx, spec: dict[str, Any], key: str) -> None:
             ctx.fail(("spec", key), f"must not be greater than 100%, got {data}")
     elif data is not None and not isinstance(data, str):
         _int_range(ctx, spec, ("spec",), key, 0)
+        _int32(ctx, spec, ("spec",), key)
     elif data is not None:
         ctx.fail(("spec", key), f'must be an integer or a percentage "N%", got {describe(data)}')
 
