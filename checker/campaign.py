@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import os
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -460,6 +461,12 @@ def write_counterexamples(
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
+    # A spec file is named relative to the tests, so they run wherever the directory is moved
+    # along with the spec; a bundled spec is named by its name.
+    spec_expr = repr(spec)
+    if Path(spec).is_file():
+        relative = os.path.relpath(Path(spec).resolve(), out.resolve())
+        spec_expr = f"str(Path(__file__).parent / {Path(relative).as_posix()!r})"
     for i, c in enumerate(counterexamples, 1):
         stem = f"{_slug(c.predicate)}-{i}"
         path = out / f"{stem}.yaml"
@@ -468,7 +475,7 @@ def write_counterexamples(
         if regressions:
             test = out / f"test_{stem.replace('-', '_')}.py"
             test.write_text(
-                _REGRESSION.format(predicate=c.predicate, yaml=path.name, spec=spec),
+                _REGRESSION.format(predicate=c.predicate, yaml=path.name, spec=spec_expr),
                 encoding="utf-8",
             )
             written.append(test)
@@ -490,6 +497,6 @@ from schedspec.checker.differential import Checker
 
 def test_spec_and_impl_agree() -> None:
     loaded = cluster.load(Path(__file__).with_name("{yaml}"))
-    undeclared = [d.describe() for d in Checker({spec!r}).check(loaded).undeclared]
+    undeclared = [d.describe() for d in Checker({spec}).check(loaded).undeclared]
     assert undeclared == [], "\\n".join(undeclared)
 '''

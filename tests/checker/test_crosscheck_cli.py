@@ -60,6 +60,35 @@ def test_textbook_disagrees_exit_1_and_writes_regressions(
     assert "spec" in done.stdout and "impl" in done.stdout
 
 
+def test_regressions_name_a_spec_file_relative_to_themselves(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    project = tmp_path / "project"
+    (project / "specs").mkdir(parents=True)
+    spec = project / "specs" / "textbook.tla"
+    spec.write_text(
+        (Path(__file__).parents[2] / "spec" / "kube" / "textbook.tla").read_text("utf-8"), "utf-8"
+    )
+    out_dir = project / "found"
+    code, _, _ = run(
+        capsys, "crosscheck", "--spec", str(spec), "--examples", "15", "--out", str(out_dir),
+        "--write-regressions",
+    )  # fmt: skip
+    assert code == 1
+    tests = sorted(out_dir.glob("test_*.py"))
+    assert tests and str(tmp_path) not in tests[0].read_text("utf-8")
+    moved = tmp_path / "elsewhere"
+    project.rename(moved)  # another machine, another checkout
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(moved / "found")],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 1, done.stdout
+    assert "no such spec file" not in done.stdout and "impl" in done.stdout
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
