@@ -60,7 +60,7 @@ def type_problem(data: Any, type_name: str) -> str | None:
     if wrong_int or not isinstance(data, _TYPES[type_name]):
         article = "an" if type_name[0] in "aeiou" else "a"
         return f"must be {article} {type_name}, got {describe(data)}"
-    if type_name == "integer" and not -(2**63) <= data < 2**63:  # Go's widest: int64
+    if isinstance(data, int) and type_name == "integer" and not -(2**63) <= data < 2**63:  # int64
         return f"must be a 64-bit integer, got {data}"
     return None
 
