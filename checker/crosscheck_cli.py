@@ -79,6 +79,14 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                     help="autoscaler: autoscaler.tla against impl/autoscaler on clusters with "
                     "node groups (uses --examples, --seed, --jobs, --json, and the upper "
                     "bounds of --nodes/--pods)")  # fmt: skip
+    cc.add_argument(
+        "--accept-vacuous",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="do not fail when predicate NAME took one value on every pair "
+        "(repeatable; 'all' for every predicate)",
+    )
     cc.add_argument("--json", action="store_true", help="machine-readable output")
 
 
@@ -145,12 +153,34 @@ def run_crosscheck(args: argparse.Namespace, out: TextIO) -> int:
         write_counterexamples(
             result.counterexamples, args.out, regressions=args.write_regressions, spec=spec
         )
+    from schedspec.checker.question import judge_vacuity
+
+    vacuity = judge_vacuity(result.totals.vacuous(), result.strategy, args.accept_vacuous)
+    failed = [v for v in vacuity if v[3] == "vacuous"]
     if args.json:
-        json.dump(result.as_json(), out, indent=2)
+        data = result.as_json()
+        data["vacuous"] = {p: {"value": v, "pairs": n, "verdict": w} for p, v, n, w in vacuity}
+        json.dump(data, out, indent=2)
         out.write("\n")
     else:
         _print(result, out)
-    return 1 if result.undeclared else 0
+        _print_vacuity(vacuity, out)
+    return 1 if result.undeclared or failed else 0
+
+
+def _print_vacuity(vacuity: list[tuple[str, str, int, str]], out: TextIO) -> None:
+    """Predicates the campaign never saw both ways: a comparison of one value asked nothing."""
+    if not vacuity:
+        out.write("every predicate took both values\n")
+        return
+    for predicate, value, n, verdict in vacuity:
+        why = "" if verdict == "vacuous" else f" ({verdict})"
+        out.write(f"vacuous: {predicate} was {value} on all {n:,} pairs{why}\n")
+    if any(v[3] == "vacuous" for v in vacuity):
+        out.write(
+            "a predicate that never took both values was never really compared: draw clusters "
+            "that make it (--strategy, --corpus, --z3-states) or --accept-vacuous NAME\n"
+        )
 
 
 def _print(result: CampaignResult, out: TextIO) -> None:

@@ -124,6 +124,8 @@ class ClusterCheck:
     checked: Counter[str] = field(default_factory=Counter)
     disagreements: list[Disagreement] = field(default_factory=list)
     agreement: Agreement = field(default_factory=Agreement)
+    outcomes: Counter[tuple[str, str]] = field(default_factory=Counter)
+    """(predicate, "TRUE" | "FALSE" | "other") ↦ how often the spec's side took it."""
 
     @property
     def undeclared(self) -> list[Disagreement]:
@@ -133,6 +135,20 @@ class ClusterCheck:
         self.checked.update(other.checked)
         self.disagreements.extend(other.disagreements)
         self.agreement.merge(other.agreement)
+        self.outcomes.update(other.outcomes)
+
+    def vacuous(self) -> dict[str, tuple[str, int]]:
+        """Boolean predicates that took one value on every pair: predicate ↦ (value, pairs)."""
+        seen: dict[str, dict[str, int]] = {}
+        for (predicate, value), n in self.outcomes.items():
+            seen.setdefault(predicate, {})[value] = n
+        return {
+            predicate: (value, n)
+            for predicate, values in sorted(seen.items())
+            if len(values) == 1
+            for value, n in values.items()
+            if value != "other"
+        }
 
 
 class _Raised:
@@ -386,7 +402,8 @@ class _ClusterRun:
             self.t = SpecState(checker.also_textbook, cluster)
         self.asked: OracleAnswer | None = None
         self.cluster_json: dict[str, Any] | None = None
-        # predicate → [compared, agreed] between spec and impl, folded into ``out`` at the end:
+        # predicate → [compared, agreed, spec TRUE, spec FALSE] between spec and impl, folded
+        # into ``out`` at the end:
         # a cluster makes hundreds of comparisons, and most agree with no real scheduler asked
         self.counts: dict[str, list[int]] = {}
 
@@ -402,11 +419,18 @@ class _ClusterRun:
             self.out.agreement.compared,
             self.out.agreement.agreed,
         )
-        for predicate, (n, a) in self.counts.items():
+        outcomes = self.out.outcomes
+        for predicate, (n, a, yes, no) in self.counts.items():
             checked[predicate] += n
             compared["spec↔impl", predicate] += n
             if a:
                 agreed["spec↔impl", predicate] += a
+            if yes:
+                outcomes[predicate, "TRUE"] += yes
+            if no:
+                outcomes[predicate, "FALSE"] += no
+            if n - yes - no:
+                outcomes[predicate, "other"] += n - yes - no
         self.counts.clear()
 
     def check_pods(self) -> None:
@@ -479,9 +503,13 @@ class _ClusterRun:
         agree = spec == impl and type(spec) is type(impl)  # same(spec, impl), inlined
         counts = self.counts.get(predicate)
         if counts is None:
-            counts = self.counts[predicate] = [0, 0]
+            counts = self.counts[predicate] = [0, 0, 0, 0]
         counts[0] += 1
         counts[1] += agree
+        if spec is True:
+            counts[2] += 1
+        elif spec is False:
+            counts[3] += 1
         if real is None:
             if self.asked is None:
                 if not agree:

@@ -31,7 +31,7 @@ from schedspec.spec.load import LoadedSpec
 from schedspec.spec.values import render
 from schedspec.validate import label_key_problem, label_value_problem
 
-__all__ = ["Outcomes", "Vacuous", "in_terms_of", "terms"]
+__all__ = ["FOCUS", "STRUCTURAL", "Outcomes", "Vacuous", "in_terms_of", "judge_vacuity", "terms"]
 
 _LABEL_MAPS = ("labels", "nodeSelector", "matchLabels")
 _KEY_FIELDS = ("key", "topologyKey")
@@ -163,3 +163,46 @@ class Outcomes:
                 "the clusters never asked the question; draw its keys and values (strategy=…) "
                 "or pass accept_vacuous=True"
             )
+
+
+# ---- a campaign's one-valued predicates ----------------------------------------------------
+
+STRUCTURAL: Mapping[str, str] = {
+    "NodeNameOK": (
+        "the campaign judges pending pods, and a pod with spec.nodeName is bound "
+        "(Cluster.pending_pods): NodeName's Filter passes on every pair by construction"
+    ),
+}
+"""Predicates constant on a campaign's pairs by construction, with why."""
+
+FOCUS: Mapping[str, frozenset[str] | None] = {
+    "default": None,
+    "scoring": frozenset({"score", "scoring", "total", "best"}),
+    "preemption": frozenset({"preemption", "decision"}),
+}
+"""The seam points (``checker.seam.Pair.point``) a strategy is for; None: every point."""
+
+
+def judge_vacuity(
+    vacuous: Mapping[str, tuple[str, int]], strategy: str, accepted: Iterable[str]
+) -> list[tuple[str, str, int, str]]:
+    """(predicate, value, pairs, verdict) for each one-valued predicate; verdict ``"vacuous"``
+    fails the campaign, the others (``"structural"``, ``"outside the strategy"``,
+    ``"accepted"``) are reported only."""
+    from schedspec.checker.seam import SEAM
+
+    points = {p.spec: p.point for p in SEAM}
+    focus = FOCUS.get(strategy)
+    accept = set(accepted)
+    out = []
+    for predicate, (value, n) in vacuous.items():
+        if predicate in STRUCTURAL:
+            verdict = "structural"
+        elif focus is not None and points.get(predicate) not in focus:
+            verdict = "outside the strategy"
+        elif predicate in accept or "all" in accept:
+            verdict = "accepted"
+        else:
+            verdict = "vacuous"
+        out.append((predicate, value, n, verdict))
+    return out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from collections import Counter
@@ -20,7 +21,9 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 
 
 def test_real_spec_agrees_and_says_so(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "crosscheck", "--examples", "30", "--seed", "3")
+    code, out, _ = run(
+        capsys, "crosscheck", "--examples", "30", "--seed", "3", "--accept-vacuous", "all"
+    )
     assert code == 0
     assert "crosscheck scheduler: 30 clusters (1–10 nodes, 1–10 pods), seed 3" in out
     assert "0 undeclared disagreement(s)" in out
@@ -28,7 +31,10 @@ def test_real_spec_agrees_and_says_so(capsys: pytest.CaptureFixture[str]) -> Non
 
 
 def test_json_carries_the_contract_fields(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "crosscheck", "--examples", "10", "--json", "--nodes", "2:3")
+    code, out, _ = run(
+        capsys, "crosscheck", "--examples", "10", "--json", "--nodes", "2:3", "--accept-vacuous",
+        "all",
+    )  # fmt: skip
     data = json.loads(out)
     assert code == 0
     assert data["examples"] == 10 and data["disagreements"] == 0
@@ -172,7 +178,8 @@ def test_jobs_split_the_textbook_campaign_and_report_each_rule_once(
     assert rules and len(rules) == len(set(rules))
     failing = {p for p, row in data["by_predicate"].items() if row["disagreements"]}
     assert set(rules) == failing
-    code, out, _ = run(capsys, "crosscheck", "--examples", "4", "--jobs", "2", "--nodes", "1:2")
+    code, out, _ = run(capsys, "crosscheck", "--examples", "4", "--jobs", "2", "--nodes", "1:2",
+                       "--accept-vacuous", "all")  # fmt: skip
     assert code == 0 and "seed 0, 2 jobs" in out
     code, _, err = run(capsys, "crosscheck", "--jobs", "0")
     assert code == 2 and "--jobs must be at least 1" in err
@@ -195,7 +202,8 @@ def test_preemption_strategy_is_named_and_reaches_the_pdb_rows(
 def test_scoring_strategy_is_named_and_compares_scores_on_most_pairs(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    code, out, _ = run(capsys, "crosscheck", "--strategy", "scoring", "--examples", "40")
+    code, out, _ = run(capsys, "crosscheck", "--strategy", "scoring", "--examples", "40",
+                       "--accept-vacuous", "ScoreError")  # fmt: skip
     assert code == 0
     assert "40 clusters (scoring strategy: 2–6 nodes, 1–21 pods)" in out
     code, out, _ = run(capsys, "crosscheck", "--strategy", "scoring", "--examples", "40", "--json")
@@ -204,3 +212,23 @@ def test_scoring_strategy_is_named_and_compares_scores_on_most_pairs(
     rows = data["by_predicate"]
     # scores are compared on feasible nodes only: here most pairs are
     assert rows["PodTopologySpreadScore"]["checked"] >= 0.5 * rows["Feasible"]["checked"]
+
+
+def test_a_predicate_that_took_one_value_fails_the_campaign_unless_accepted(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # The default strategy never draws an invalid preferred node term or ScheduleAnyway
+    # selector, so ScoreError is FALSE on every pair: that comparison asked nothing.
+    code, out, _ = run(capsys, "crosscheck", "--examples", "30", "--seed", "3")
+    assert code == 1 and "0 undeclared disagreement(s)" in out
+    assert re.search(r"vacuous: ScoreError was FALSE on all [\d,]+ pairs\n", out)
+    assert re.search(r"vacuous: NodeNameOK was TRUE on all [\d,]+ pairs \(structural\)", out)
+    code, out, _ = run(
+        capsys, "crosscheck", "--examples", "30", "--seed", "3", "--accept-vacuous", "all",
+        "--json",
+    )  # fmt: skip
+    assert code == 0
+    data = json.loads(out)["vacuous"]
+    assert data["ScoreError"]["value"] == "FALSE" and data["ScoreError"]["verdict"] == "accepted"
+    assert data["NodeNameOK"]["verdict"] == "structural"
+    assert "TaintsOK" not in data  # took both values
