@@ -70,6 +70,9 @@ def _parser() -> argparse.ArgumentParser:
     from schedspec.checker.crosscheck_cli import add_parser as crosscheck_parser
 
     crosscheck_parser(sub)
+    from schedspec.checker.coverage_cli import add_parser as coverage_parser
+
+    coverage_parser(sub)
     return parser
 
 
@@ -151,6 +154,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from schedspec.checker.crosscheck_cli import run_crosscheck
 
             return run_crosscheck(args, sys.stdout)
+        if args.command == "coverage":
+            from schedspec.checker.coverage_cli import run_coverage
+
+            return run_coverage(args, sys.stdout)
         if args.command in ("find", "diff"):
             from schedspec.spec.solve_cli import run_solver_command
 
