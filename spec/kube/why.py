@@ -19,11 +19,12 @@ from typing import Any
 
 from schedspec.cluster import Cluster, object_key
 from schedspec.errors import UsageError
+from schedspec.spec import ast as A
 from schedspec.spec.errors import EvalError
 from schedspec.spec.load import LoadedSpec
 from schedspec.spec.values import Fcn, Value, render
 
-__all__ = ["NodeWhy", "Reason", "Why", "explain_pod"]
+__all__ = ["NodeWhy", "PluginScore", "Reason", "Why", "explain_pod"]
 
 _UNRESOLVABLE = "UnschedulableAndUnresolvable"
 
@@ -48,11 +49,32 @@ class Reason:
 
 
 @dataclass(frozen=True)
+class PluginScore:
+    """One Score plugin on one feasible node: its raw score (before normalising over the
+    feasible nodes; the score itself for plugins that do not normalise), its normalised score,
+    its weight in the profile and what it adds to the node's total."""
+
+    plugin: str
+    raw: int
+    score: int
+    weight: int
+
+    @property
+    def contribution(self) -> int:
+        return self.weight * self.score
+
+    def as_json(self) -> dict[str, Any]:
+        return {"raw": self.raw, "score": self.score, "weight": self.weight,
+                "contribution": self.contribution}  # fmt: skip
+
+
+@dataclass(frozen=True)
 class NodeWhy:
     node: str
     feasible: bool
     score: int | None
     reasons: tuple[Reason, ...]
+    scores: tuple[PluginScore, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -73,6 +95,7 @@ class Why:
             "best": list(self.best),
             "nodes": {
                 n.node: {"feasible": n.feasible, "score": n.score,
+                         "scores": {x.plugin: x.as_json() for x in n.scores},
                          "reasons": [r.as_json() for r in n.reasons]}
                 for n in self.nodes
             },
@@ -104,8 +127,9 @@ def explain_pod(spec: LoadedSpec, cluster: Cluster, pod: str) -> Why:
         raise UsageError(f"no pod {pod!r} in the cluster (pods: {known})")
     p = world.pods[pod]
     judge = _Judge(spec, world, p)
+    weights = _weights(spec)
     try:
-        nodes = [_judge_node(judge, p, world.nodes[name]) for name in world.nodes]
+        nodes = [_judge_node(judge, p, world.nodes[name], weights) for name in world.nodes]
         best = tuple(sorted(judge("Best", p))) if any(n.feasible for n in nodes) else ()
     except EvalError as err:
         raise UsageError(f"the spec failed to evaluate: {err.message} ({err.span})") from None
@@ -113,10 +137,61 @@ def explain_pod(spec: LoadedSpec, cluster: Cluster, pod: str) -> Why:
     return Why(pod, int(p["spec"]["priority"]), _message(nodes, best), best, tuple(ranked))
 
 
-def _judge_node(judge: _Judge, p: Fcn, n: Fcn) -> NodeWhy:
+# Score definition → (the plugin kube-scheduler names, the definition of its raw score or None)
+_SCORE_PLUGINS = {
+    "TaintTolerationScore": ("TaintToleration", "IntolerablePreferTaints"),
+    "NodeAffinityScore": ("NodeAffinity", "NodeAffinityRaw"),
+    "PodTopologySpreadScore": ("PodTopologySpread", "SpreadRaw"),
+    "InterPodAffinityScore": ("InterPodAffinity", "InterPodAffinityRaw"),
+    "NodeResourcesFitScore": ("NodeResourcesFit", None),
+    "BalancedAllocationScore": ("NodeResourcesBalancedAllocation", None),
+    "ImageLocalityScore": ("ImageLocality", None),
+}
+
+
+def _weights(spec: LoadedSpec) -> tuple[tuple[str, int], ...]:
+    """(score definition, weight) as ``Viability`` sums them, read from its body — so the
+    breakdown can never weigh a plugin otherwise than the total does; () if the body is not a
+    weighted sum of known score definitions."""
+    body = next((d.body for d in spec.module.definitions if d.name == "Viability"), None)
+    terms: list[tuple[str, int]] = []
+
+    def walk(x: Any) -> bool:
+        if isinstance(x, A.Binary) and x.op is A.BinOp.ADD:
+            return walk(x.left) and walk(x.right)
+        if isinstance(x, A.Binary) and x.op is A.BinOp.MUL and isinstance(x.left, A.Num):
+            x, weight = x.right, x.left.value
+        else:
+            weight = 1
+        if isinstance(x, A.Apply) and x.name in _SCORE_PLUGINS:
+            terms.append((x.name, weight))
+            return True
+        return False
+
+    return tuple(terms) if body is not None and walk(body) else ()
+
+
+def _plugin_scores(
+    judge: _Judge, p: Fcn, n: Fcn, weights: tuple[tuple[str, int], ...]
+) -> tuple[PluginScore, ...]:
+    out = []
+    for definition, weight in weights:
+        plugin, raw = _SCORE_PLUGINS[definition]
+        score = int(judge(definition, p, n))
+        out.append(PluginScore(plugin, int(judge(raw, p, n)) if raw else score, score, weight))
+    return tuple(out)
+
+
+def _judge_node(
+    judge: _Judge, p: Fcn, n: Fcn, weights: tuple[tuple[str, int], ...] = ()
+) -> NodeWhy:
     name = str(n["metadata"]["name"])
     if judge("Feasible", p, n) is True:
-        return NodeWhy(name, True, int(judge("Viability", p, n)), ())
+        total = int(judge("Viability", p, n))
+        scores = _plugin_scores(judge, p, n, weights)
+        if sum(x.contribution for x in scores) != total:  # not Viability's own sum: say nothing
+            scores = ()
+        return NodeWhy(name, True, total, (), scores)
     reasons = [r for rule in _RULES if (r := rule(judge, p, n)) is not None]
     if not reasons:
         reasons = [_nominated(judge, p, n)]
@@ -381,6 +456,14 @@ def lines(why: Why) -> Iterator[str]:
         if n.feasible:
             best = " (best)" if n.node in why.best else ""
             yield f"  {n.node:<{width}}  feasible, score {n.score}{best}"
+            if n.scores:
+                pad = f"  {'':<{width}}      "
+                yield f"{pad}{'Score plugin':<32} {'raw':>5} {'score':>5} {'weight':>6} {'adds':>5}"
+                for x in n.scores:
+                    yield (
+                        f"{pad}{x.plugin:<32} {x.raw:>5} {x.score:>5} {x.weight:>6} "
+                        f"{x.contribution:>5}"
+                    )
             continue
         for i, r in enumerate(n.reasons):
             head = n.node if i == 0 else ""

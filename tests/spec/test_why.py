@@ -205,3 +205,22 @@ def test_missing_priority_class_is_a_clear_error(
         'p.yaml:4: Pod default/web: spec.priorityClassName: no PriorityClass with name "gold" '
         "was found\n"
     )
+
+
+def test_a_feasible_node_shows_why_it_won_plugin_by_plugin(scheduler: LoadedSpec) -> None:
+    why = explain_pod(scheduler, load(EXAMPLES / "zonal-web.yaml"), "shop/web-6c8d9f7b4d-gwjzg")
+    feasible = [n for n in why.nodes if n.feasible]
+    assert [n.node for n in feasible] == ["k8s-worker-b-2", "k8s-worker-c-2"]
+    for n in feasible:  # the breakdown is Viability's own sum, weights read from its body
+        assert sum(x.contribution for x in n.scores) == n.score
+        assert [(x.plugin, x.weight) for x in n.scores] == [
+            ("TaintToleration", 3), ("NodeAffinity", 2), ("PodTopologySpread", 2),
+            ("InterPodAffinity", 2), ("NodeResourcesFit", 1),
+            ("NodeResourcesBalancedAllocation", 1), ("ImageLocality", 1),
+        ]  # fmt: skip
+    won, lost = ({x.plugin: x for x in n.scores} for n in feasible)
+    # the preferred anti-affinity decides: fewer matching pods in b-2's zone
+    assert won["InterPodAffinity"].raw > lost["InterPodAffinity"].raw
+    assert (won["InterPodAffinity"].score, lost["InterPodAffinity"].score) == (100, 0)
+    data = why.as_json()["nodes"]["k8s-worker-b-2"]["scores"]["InterPodAffinity"]
+    assert data == {"raw": -150, "score": 100, "weight": 2, "contribution": 200}
