@@ -232,11 +232,18 @@ def explain_call(program: Program, name: str, args: tuple[Value, ...]) -> Trace:
 
 def failing_path(trace: Trace) -> list[Trace]:
     """The chain of failing traces from ``trace`` down to the deepest failing leaf; it stops at an
-    ``∃`` that is FALSE (every candidate failed: descending into one would mislead)."""
+    ``∃`` that is FALSE (every candidate failed: descending into one would mislead). In a FALSE
+    ``∨`` every item failed; the path follows the last one — the specs list a rule's shortcut arms
+    (``InterPodAffinitySkippedAt``, "no terms") before the rule itself, and the rule is the reason
+    (an error, if one item erred, is followed first)."""
     path = [trace]
     while not (path[-1].is_exists and path[-1].error is None):
-        nxt = next((c for c in path[-1].children if c.failed), None)
-        if nxt is None:
+        here = path[-1]
+        failed = [c for c in here.children if c.failed]
+        if not failed:
             break
-        path.append(nxt)
+        node = here.node
+        disjunction = isinstance(node, A.Junction) and node.op is A.JunctionOp.OR
+        erred = [c for c in failed if c.error is not None]
+        path.append((erred or failed)[-1] if disjunction else failed[0])
     return path

@@ -254,6 +254,23 @@ def test_exists_over_empty_domain() -> None:
     assert reason(trace).endswith("is FALSE (the domain is empty)")
 
 
+def test_a_false_disjunction_is_explained_by_its_rule_not_its_shortcut_arm() -> None:
+    trace = explain("F ==\n  \\/ Skipped\n  \\/ /\\ Pos(1)\n     /\\ Pos(-2)\nSkipped == 1 > 2")
+    assert reason(trace) == "Pos › n > 0 is FALSE (where n = -2)"
+
+
+def test_the_scheduler_s_anti_affinity_reason_is_named_not_the_skip_arm(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from schedspec.cli import main
+
+    example = Path(__file__).resolve().parents[2] / "examples" / "zonal-web.yaml"
+    assert main(["eval", str(example), "--pod", "shop/web-6c8d9f7b4d-gwjzg"]) == 0
+    why = next(line for line in capsys.readouterr().out.splitlines() if "4 node(s)" in line)
+    assert "InterPodAffinityOKAt: PodAntiAffinityOKAt ›" in why
+    assert "InterPodAffinitySkippedAt" not in why
+
+
 def test_every_conjunct_is_explained_even_after_a_false_one() -> None:
     trace = explain("F ==\n  /\\ FALSE\n  /\\ Bad\n  /\\ Pos(1)")
     assert [c.outcome for c in trace.children[0].children] == ["false", "error", "true"]
