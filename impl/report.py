@@ -15,12 +15,14 @@ on which node.
 
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import Sequence
 from typing import Any, TextIO
 
 from schedspec.cluster import Cluster, load
 from schedspec.impl.errors import ConfigError
+from schedspec.impl.itf_trace import run_trace
 from schedspec.impl.simulate import ScheduleResult, simulate
 
 __all__ = ["format_result", "run_schedule"]
@@ -66,6 +68,14 @@ def _format_preemptions(result: ScheduleResult, out: TextIO) -> None:
         print(f"  {key} is nominated to {result.nominations[key]}", file=out)
 
 
+def _write(path: str, text: str, what: str) -> None:
+    try:
+        with open(path, "w", encoding="utf-8") as sink:
+            sink.write(text)
+    except OSError as err:
+        raise ConfigError(f"cannot write the {what} to {path}: {err.strerror}") from None
+
+
 def run_schedule(
     clusters: Sequence[str],
     config: str | None,
@@ -73,24 +83,27 @@ def run_schedule(
     as_json: bool,
     out: TextIO,
     trace: str | None = None,
+    itf_file: str | None = None,
 ) -> int:
     """The command: exit 0 whatever was scheduled; bad input raises ``SchedspecError``.
-    ``trace`` names a file for the per-cycle trace (``schedspec.impl.trace``)."""
+    ``trace`` names a file for the per-cycle trace (``schedspec.impl.trace``), ``itf_file`` one
+    for the run as an ITF trace (``schedspec.impl.itf_trace``)."""
     cluster = load(*clusters)
     chosen, source = _config(config, cluster)
+    buffer = io.StringIO() if trace is not None or itf_file is not None else None
     try:
-        if trace is None:
-            result = simulate(cluster, chosen, seed)
-        else:
-            try:
-                with open(trace, "w", encoding="utf-8") as sink:
-                    result = simulate(cluster, chosen, seed, trace=sink)
-            except OSError as err:
-                raise ConfigError(f"cannot write the trace to {trace}: {err.strerror}") from None
+        result = simulate(cluster, chosen, seed, trace=buffer)
     except ConfigError as err:
         if err.path:  # a field of the configuration: name its file and line
             raise err.at(source.config_where) from None
         raise
+    if buffer is not None:
+        text = buffer.getvalue()
+        if trace is not None:
+            _write(trace, text, "trace")
+        if itf_file is not None:
+            records = [json.loads(line) for line in text.splitlines() if line]
+            _write(itf_file, json.dumps(run_trace(cluster, records), indent=1), "ITF trace")
     if as_json:
         json.dump(result.as_json(), out, indent=2, sort_keys=True)
         print(file=out)

@@ -299,6 +299,8 @@ class Scheduler:
             self.queue.move_all_to_active_or_backoff_queue(evt, old, pod)
 
     def _assigned_pod_deleted(self, pod: Pod) -> None:
+        if self.tracer is not None:
+            self.tracer.deleted(pod)
         if self.cache.get_pod(pod.uid) is not None:
             self.cache.remove_pod(pod)
             self.queue.move_all_to_active_or_backoff_queue(EVENT_ASSIGNED_POD_DELETE, pod, None)

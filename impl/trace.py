@@ -23,6 +23,8 @@ Not an upstream structure: kube-scheduler's closest things are its V(5) logs of 
     ``{"unschedulable": {"plugins": [...], "message": "0/3 nodes are available: ..."}}``.
 ``{"type": "bind", "t", "pod", "node", "result", "message"}``
     the end of a binding cycle: ``result`` is ``bound`` or ``failed``.
+``{"type": "delete", "t", "pod", "node"}``
+    a bound pod left the cluster (a preemption victim evicted, a deletion).
 """
 
 from __future__ import annotations
@@ -60,6 +62,10 @@ class Tracer:
             self.records.append(record)
         else:
             self._out.write(json.dumps(record, sort_keys=False) + "\n")
+
+    def deleted(self, pod: Pod) -> None:
+        """A bound pod left the cluster (a preemption victim, a deletion)."""
+        self._emit({"type": "delete", "pod": pod.key, "node": pod.node_name})
 
     def queue_move(self, qpi: QueuedPodInfo, src: str, dst: str, event: str) -> None:
         self._emit({"type": "queue", "pod": qpi.pod.key, "from": src, "to": dst, "event": event})

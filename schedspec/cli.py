@@ -62,6 +62,9 @@ def _parser() -> argparse.ArgumentParser:
     sc.add_argument("--seed", type=int, default=0, help="seed of the tie-breaking RNG")
     sc.add_argument("--json", action="store_true", help="machine-readable output")
     sc.add_argument("--trace", metavar="FILE", help="write a per-cycle trace (JSON lines)")
+    sc.add_argument(
+        "--itf", metavar="FILE", help="write the run as an ITF trace (one state an event)"
+    )
     _solver_parsers(sub)
     _oracle_parsers(sub)
     from schedspec.checker.autoscale_cli import add_parser as autoscale_parser
@@ -286,7 +289,7 @@ def _nodes(nodes: list[str]) -> str:
 def _schedule(args: argparse.Namespace, out: TextIO) -> int:
     from schedspec.impl.report import run_schedule
 
-    return run_schedule(args.cluster, args.config, args.seed, args.json, out, args.trace)
+    return run_schedule(args.cluster, args.config, args.seed, args.json, out, args.trace, args.itf)
 
 
 if __name__ == "__main__":

@@ -43,6 +43,7 @@ from typing import Any
 import yaml
 import z3
 
+from schedspec import itf as itf_format
 from schedspec.cluster import Cluster, loads, object_key
 from schedspec.errors import SchedspecError, UsageError
 from schedspec.spec import ast as A
@@ -793,37 +794,19 @@ def _bounds_text(b: Bounds) -> str:
 
 def itf(witness: Witness, *, source: str) -> dict[str, Any]:
     """The witness as a one-state ITF trace (the Apalache/Quint trace format)."""
-
-    def enc(v: Any) -> Any:
-        if isinstance(v, bool | str):
-            return v
-        if isinstance(v, int):
-            return v if abs(v) < 2**53 else {"#bigint": str(v)}
-        if isinstance(v, list):
-            return [enc(x) for x in v]
-        if isinstance(v, dict):
-            return {str(k): enc(x) for k, x in v.items()}
-        return str(v)
-
     nodes = [o for o in witness.objects if o["kind"] == "Node"]
     pods = [o for o in witness.objects if o["kind"] == "Pod"]
-    return {
-        "#meta": {
-            "format": "ITF",
-            "source": source,
-            "description": "schedspec witness",
-            "bindings": witness.bindings,
-            "verdicts": witness.verdicts,
-        },
-        "vars": ["nodes", "pods"],
-        "states": [
-            {
-                "#meta": {"index": 0},
-                "nodes": {"#map": [[n["metadata"]["name"], enc(n)] for n in nodes]},
-                "pods": {"#map": [[object_key(p), enc(p)] for p in pods]},
-            }
-        ],
+    state = {
+        "nodes": itf_format.mapping((n["metadata"]["name"], n) for n in nodes),
+        "pods": itf_format.mapping((object_key(p), p) for p in pods),
     }
+    meta = {
+        "source": source,
+        "description": "schedspec witness",
+        "bindings": witness.bindings,
+        "verdicts": witness.verdicts,
+    }
+    return itf_format.document(["nodes", "pods"], [state], meta)
 
 
 def write(answer: Answer, out_dir: str, *, source: str) -> list[str]:
