@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import json
 import os
 import time
 from collections import Counter
@@ -33,6 +34,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
+from schedspec import itf
 from schedspec.checker.corpus import Seed
 from schedspec.checker.differential import Checker, ClusterCheck, Disagreement
 from schedspec.cluster import Cluster, from_objects
@@ -61,6 +63,15 @@ class Counterexample:
         from schedspec.checker.minimise import to_yaml
 
         return to_yaml(self.objects)
+
+    def itf(self) -> dict[str, Any]:
+        """The cluster as a one-state ITF trace, the verdicts in its ``#meta``."""
+        meta = {
+            "source": "schedspec crosscheck",
+            "description": f"{self.predicate}: spec and impl disagree",
+            "disagreements": [d.describe() for d in self.disagreements],
+        }
+        return itf.document(["nodes", "pods"], [itf.cluster_state(self.objects)], meta)
 
     def describe(self) -> str:
         lines = [f"# {self.predicate}: spec and impl disagree"]
@@ -472,6 +483,9 @@ def write_counterexamples(
         path = out / f"{stem}.yaml"
         path.write_text(c.describe(), encoding="utf-8")
         written.append(path)
+        trace = out / f"{stem}.itf.json"
+        trace.write_text(json.dumps(c.itf(), indent=1), encoding="utf-8")
+        written.append(trace)
         if regressions:
             test = out / f"test_{stem.replace('-', '_')}.py"
             test.write_text(

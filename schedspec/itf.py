@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-__all__ = ["document", "mapping", "value"]
+__all__ = ["cluster_state", "document", "mapping", "value"]
 
 
 def value(v: Any) -> Any:
@@ -40,4 +40,19 @@ def document(
         "#meta": {"format": "ITF", **meta},
         "vars": list(variables),
         "states": [{"#meta": {"index": i}, **s} for i, s in enumerate(states)],
+    }
+
+
+def cluster_state(objects: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """One ITF state of a cluster's manifests: ``nodes`` by name, ``pods`` by namespace/name."""
+    nodes = [o for o in objects if o.get("kind") == "Node"]
+    pods = [o for o in objects if o.get("kind") == "Pod"]
+
+    def key(p: Mapping[str, Any]) -> str:
+        meta = p.get("metadata") or {}
+        return f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
+
+    return {
+        "nodes": mapping((n["metadata"]["name"], n) for n in nodes),
+        "pods": mapping((key(p), p) for p in pods),
     }

@@ -44,7 +44,7 @@ import yaml
 import z3
 
 from schedspec import itf as itf_format
-from schedspec.cluster import Cluster, loads, object_key
+from schedspec.cluster import Cluster, loads
 from schedspec.errors import SchedspecError, UsageError
 from schedspec.spec import ast as A
 from schedspec.spec.builtins import BUILTINS, CONSTANTS
@@ -794,12 +794,7 @@ def _bounds_text(b: Bounds) -> str:
 
 def itf(witness: Witness, *, source: str) -> dict[str, Any]:
     """The witness as a one-state ITF trace (the Apalache/Quint trace format)."""
-    nodes = [o for o in witness.objects if o["kind"] == "Node"]
-    pods = [o for o in witness.objects if o["kind"] == "Pod"]
-    state = {
-        "nodes": itf_format.mapping((n["metadata"]["name"], n) for n in nodes),
-        "pods": itf_format.mapping((object_key(p), p) for p in pods),
-    }
+    state = itf_format.cluster_state(witness.objects)
     meta = {
         "source": source,
         "description": "schedspec witness",

@@ -9,6 +9,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+import itf_py
 import pytest
 
 from schedspec.cli import main
@@ -55,6 +56,13 @@ def test_textbook_disagrees_exit_1_and_writes_regressions(
     yaml_files = sorted(out_dir.glob("*.yaml"))
     tests = sorted(out_dir.glob("test_*.py"))
     assert yaml_files and len(tests) == len(yaml_files)
+    # each counterexample also as a one-state ITF trace, the verdicts in its #meta
+    traces = sorted(out_dir.glob("*.itf.json"))
+    assert [t.name.removesuffix(".itf.json") for t in traces] == [y.stem for y in yaml_files]
+    data = json.loads(traces[0].read_text("utf-8"))
+    state = itf_py.trace_from_json(data).states[0].values
+    assert set(state) == {"nodes", "pods"} and state["nodes"]
+    assert data["#meta"]["disagreements"]
     # the written regression fails while the textbook still disagrees
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tests[0])],
