@@ -71,6 +71,14 @@ DEFAULT_PATHS = (
 )
 Obj = dict[str, Any]
 FieldPath = tuple[str | int, ...]
+# What the oracle's validate takes (another apiVersion of a kind is not served by v1.34).
+API_VERSIONS = {
+    "Pod": "v1",
+    "Node": "v1",
+    "Namespace": "v1",
+    "PodDisruptionBudget": "policy/v1",
+    "PriorityClass": "scheduling.k8s.io/v1",
+}
 
 # ------------------------------------------------------------------------------------ bases
 
@@ -108,7 +116,8 @@ def base_objects(
     kinds: Sequence[str] = ("Pod", "Node"),
     root: Path = ROOT,
 ) -> list[Base]:
-    """Every object of ``kinds`` in the manifests under ``paths`` (relative to ``root``), once."""
+    """Every object of ``kinds`` in the manifests under ``paths`` (relative to ``root``), once
+    (in the apiVersion the API server serves: :data:`API_VERSIONS`)."""
     files: list[Path] = []
     for p in paths:
         full = root / p
@@ -120,14 +129,16 @@ def base_objects(
     out: list[Base] = []
     for f in files:
         objects = _file_objects(f)
-        context = tuple(o for o in objects if o.get("kind") == "PriorityClass")
+        classes = [o for o in objects if o.get("kind") == "PriorityClass"]
         for obj in objects:
-            if obj.get("kind") not in kinds:
+            kind = obj.get("kind")
+            if kind not in kinds or obj.get("apiVersion") != API_VERSIONS.get(str(kind)):
                 continue
             key = json.dumps(obj, sort_keys=True, default=str)
             if key in seen:
                 continue
             seen.add(key)
+            context = tuple(_plain(c) for c in classes if c is not obj)
             out.append(Base(str(f.relative_to(root)), _plain(obj), context))
     return out
 
@@ -149,11 +160,14 @@ MAPS = frozenset(
         "capacity",
         "allocatable",
         "overhead",
+        "allocatedResources",
         "matchLabels",
         "data",
     }
 )
-_QUANTITY_MAPS = frozenset({"requests", "limits", "capacity", "allocatable", "overhead"})
+_QUANTITY_MAPS = frozenset(
+    {"requests", "limits", "capacity", "allocatable", "overhead", "allocatedResources"}
+)
 
 _QUANTITIES: tuple[Any, ...] = (
     "-1", "0", "-0", "1e100", "0.0001", "1m", "0.5m", "1.5Gi", "1e-3", "12xyz", "1Ki", "1ki",
@@ -459,8 +473,8 @@ def disagreement(kind: str, outcome: Outcome, mutation: Mutation | None) -> Disa
         )  # fmt: skip
     path, message = outcome.loader_errors[0]
     return Disagreement(
-        kind, SERVER_ONLY, field_pattern(path) or where, _elide(message), message, False, False,
-        value,
+        kind, SERVER_ONLY, field_pattern(path) or where, _elide(message), f"{path}: {message}",
+        False, False, value,
     )  # fmt: skip
 
 
@@ -486,7 +500,9 @@ _SELECTOR = re.compile(
     r"(matchExpressions|matchFields|matchLabels|labelSelector|namespaceSelector|LabelKeys|"
     r"podAffinityTerm\.namespace$|\]\.namespace$)"
 )
-_RESOURCES = re.compile(r"(resources\.(requests|limits)|\.overhead|status\.(allocatable|capacity))")
+_RESOURCES = re.compile(
+    r"(resources($|\.(requests|limits))|\.overhead|status\.(allocatable|capacity))"
+)
 
 DECLARED: tuple[Declared, ...] = (
     Declared(
@@ -513,14 +529,15 @@ DECLARED: tuple[Declared, ...] = (
         "the loader warns with what kube-scheduler then does (Cluster.warnings); a matchFields "
         "value, an affinity namespace or a matchLabelKeys key that is no valid name matches "
         "(or merges) nothing, as it would upstream",
-        lambda d: _SELECTOR.search(d.field) is not None,
+        lambda d: _SELECTOR.search(d.field) is not None or "matchLabelKeys" in d.detail,
     ),
     Declared(
         "resource names and per-resource quantity rules",
         LOADER_ONLY,
         "the loader checks every quantity's syntax and sign; the API server also checks the "
         "resource NAME (standard or domain-qualified), that pods and extended resources are "
-        "whole numbers, that extended resources and hugepages have limits equal to requests, "
+        "whole numbers, that extended resources and hugepages have limits equal to requests "
+        "(and hugepages come with cpu or memory), "
         "and pod-level resources against the containers' sum — kube-scheduler takes requests "
         "as given (scalar resources rounded up, unknown names not accounted), so the rules "
         "have an answer for each",
@@ -553,9 +570,9 @@ DECLARED: tuple[Declared, ...] = (
         "priority admission",
         SERVER_ONLY,
         "the API server rejects these too — in its Priority admission plugin (a class that does "
-        "not exist; a priority or preemptionPolicy that differs from the class), which the "
-        "oracle's validate (validation only) does not run",
-        _at(r"^spec\.(priorityClassName|priority|preemptionPolicy)$"),
+        "not exist; a priority or preemptionPolicy that differs from the class; a second "
+        "globalDefault class), which the oracle's validate (validation only) does not run",
+        _at(r"^(spec\.(priorityClassName|priority|preemptionPolicy)|globalDefault)$"),
     ),
     Declared(
         "pod phase",
@@ -603,12 +620,40 @@ DECLARED: tuple[Declared, ...] = (
     Declared(
         "stricter than the API server where the rules read",
         SERVER_ONLY,
-        "a container port's hostIP that is not an IP, a negative terminationGracePeriodSeconds "
-        "or image size, a preferred node-affinity term without its preference: the API server "
-        "stores them, the loader asks for the value the rules were written for",
+        "a container port's hostIP that is not an IP, a negative terminationGracePeriodSeconds, "
+        "image size or resource in a container's status (a resized one's), a preferred "
+        "node-affinity term without its preference: the API server stores them, the loader "
+        "asks for the value the rules were written for",
         _at(
             r"(ports\[\*\]\.hostIP|^spec\.terminationGracePeriodSeconds|\.preference"
-            r"|^status\.images\[\*\]\.sizeBytes)$"
+            r"|^status\.images\[\*\]\.sizeBytes"
+            r"|ontainerStatuses\[\*\]\.(allocatedResources|resources\.(requests|limits))\.\*)$"
+        ),
+    ),
+)
+
+
+DECLARED += (
+    Declared(
+        "the other kinds: PriorityClass value rules",
+        LOADER_ONLY,
+        "(--kinds beyond Pod and Node) the API server caps a user-defined PriorityClass at "
+        "1000000000 and reserves system- names; the loader checks the value is an int32 and a "
+        "built-in's value is its own — the rules order pods by whatever value is stored",
+        lambda d: d.kind == "PriorityClass" and d.reason == "FieldValueForbidden",
+    ),
+    Declared(
+        "the other kinds: names, labels and required values",
+        SERVER_ONLY,
+        "(--kinds beyond Pod and Node) the loader wants every object name a DNS-1123 subdomain "
+        "(the API server checks a PodDisruptionBudget's only as a path segment) and a "
+        "PriorityClass's value present (Go reads it absent as 0); a Namespace's "
+        "kubernetes.io/metadata.name label is overwritten with its name by the API server, "
+        "which so never sees an invalid value there",
+        lambda d: (
+            (d.kind == "PodDisruptionBudget" and d.field == "metadata.name")
+            or (d.kind == "Namespace" and "kubernetes.io/metadata.name" in d.detail)
+            or (d.kind == "PriorityClass" and d.field == "value" and "required" in d.reason)
         ),
     ),
 )
@@ -689,7 +734,11 @@ class Result:
                 lines += _example_lines(ex)
         lines.append("disagreement classes:")
         for (verdict, name), n in sorted(self.classes().items(), key=lambda kv: -kv[1]):
-            signatures = sum(1 for s in self.signatures if self.class_of(s) == name)
+            signatures = sum(
+                1
+                for s in self.signatures
+                if self.class_of(s) == name and self.first[s][0].verdict == verdict
+            )
             lines.append(f"  {n:6d}  {verdict}: {name} ({signatures} signatures)")
         lines.append("signatures:")
         for sig, n in self.signatures.most_common():
