@@ -3,7 +3,9 @@
 Quantities are kept in manifests as written (string or number); ``schedspec.cluster`` guarantees
 they are valid: ``k8s.io/apimachinery`` ``resource.Quantity`` syntax, see ``parse_quantity``.
 Deliberate differences from Go: a bare suffix or sign (``Mi``, ``.``, ``-``), which Go reads as 0,
-is rejected as a typo; exponents beyond ±1000 are rejected.
+is rejected as a typo; exponents beyond ±1000 are rejected; and the loader
+(``schedspec.shapes.quantity_problem``) rejects a value above 2^63-1, which Go caps (binary
+suffixes) or lets overflow int64 (decimal ones).
 """
 
 from __future__ import annotations

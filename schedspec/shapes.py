@@ -81,6 +81,9 @@ def quantity_problem(data: Any) -> str | None:
     return _quantity_problem(data)
 
 
+INT64_MAX = 2**63 - 1
+
+
 @functools.lru_cache(maxsize=4096, typed=True)
 def _quantity_problem(data: str | int | float) -> str | None:
     # cached: a cluster repeats a few quantities many times
@@ -90,6 +93,11 @@ def _quantity_problem(data: str | int | float) -> str | None:
         return f"Invalid value: {json.dumps(data)}: must be a quantity"
     if amount < 0:
         return f"Invalid value: {json.dumps(data)}: must be greater than or equal to 0"
+    if amount > INT64_MAX:
+        # Go caps a binary-suffixed quantity at 2^63-1 and leaves a larger decimal one to
+        # overflow int64 in Value()/MilliValue(): kube-scheduler computes in int64, the rules
+        # here in exact integers (and a float64 ratio, which 1e308 overflows)
+        return f"Invalid value: {json.dumps(data)}: must be at most 2^63-1 ({INT64_MAX})"
     return None
 
 
