@@ -158,6 +158,11 @@ def evaluate(
     spec: LoadedSpec, cluster: Cluster, *, pod: str | None = None, explain: bool = True
 ) -> Evaluation:
     """Judge every pending pod (or just ``pod``, "ns/name") against every node."""
+    if not spec.program.has(spec.view.filter):
+        raise UsageError(
+            f"{spec.file}: no definition {spec.view.filter}, with which the {spec.view.name} "
+            "view decides feasibility"
+        )
     world = spec.view.build(cluster)
     spec.program.bind(world.constants)
     keys = world.pending

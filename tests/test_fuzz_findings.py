@@ -63,3 +63,17 @@ def test_a_quantity_beyond_int64_is_an_error_not_a_float_overflow(
     for q in ("9223372036854775808", "8Ei", "99999999999999999999Ei", "1e19"):
         path.write_text(HUGE_CPU.replace("1e308", q), encoding="utf-8")
         assert run(capsys, "eval", str(path))[0] == 2, q
+
+
+def test_a_spec_without_the_filter_definition_is_an_error(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Found as ``eval: KeyError at spec/compile/python.py:definition``: scheduler.tla cut
+    after its MODULE line checks clean, and eval looked up Feasible."""
+    spec = tmp_path / "scheduler.tla"
+    spec.write_text("-" * 28 + " MODULE scheduler " + "-" * 28 + "\n", encoding="utf-8")
+    assert run(capsys, "check", str(spec))[0] == 0
+    code, out, err = run(capsys, "eval", str(ROOT / "examples" / "preemption.yaml"),
+                         "--spec", str(spec))  # fmt: skip
+    assert (code, out) == (2, "")
+    assert "no definition Feasible, with which the scheduler view decides feasibility" in err
