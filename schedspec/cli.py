@@ -76,6 +76,9 @@ def _parser() -> argparse.ArgumentParser:
     from schedspec.checker.coverage_cli import add_parser as coverage_parser
 
     coverage_parser(sub)
+    from schedspec.checker.fuzz import add_parser as fuzz_parser
+
+    fuzz_parser(sub)
     return parser
 
 
@@ -161,6 +164,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from schedspec.checker.coverage_cli import run_coverage
 
             return run_coverage(args, sys.stdout)
+        if args.command == "fuzz":
+            from schedspec.checker.fuzz import run_fuzz
+
+            return run_fuzz(args, sys.stdout, main)
         if args.command in ("find", "diff"):
             from schedspec.spec.solve_cli import run_solver_command
 
