@@ -70,8 +70,10 @@ CASES = [
     ),
     (
         pod(
-            containers=ports({"containerPort": 9100, "hostPort": 9100})
-            + [{"name": "b", "image": "x", "ports": [{"containerPort": 9101, "hostPort": 9100}]}]
+            containers=[
+                *ports({"containerPort": 9100, "hostPort": 9100}),
+                {"name": "b", "image": "x", "ports": [{"containerPort": 9101, "hostPort": 9100}]},
+            ]
         ),
         'spec.containers[1].ports[0].hostPort: Duplicate value: "TCP//9100"',
     ),
