@@ -1005,12 +1005,18 @@ class Campaign:
     counts: dict[str, Counter[str]] = field(default_factory=dict)
     findings: dict[str, Finding] = field(default_factory=dict)
     seconds: dict[str, float] = field(default_factory=dict)
+    # per "kind stage result" (``spec eval 2``, ``manifest crosscheck 1 undeclared``), the
+    # indices of its first inputs: a disagreement or a clean error past the loader, to rerun
+    examples: dict[str, list[int]] = field(default_factory=dict)
 
     def add(self, inp: FuzzInput, outcome: Outcome) -> None:
         self.counts.setdefault(inp.kind, Counter())["inputs"] += 1
         self.counts[inp.kind][outcome.kind] += 1
         for stage, rc in outcome.stages:
             self.counts[inp.kind][f"{stage} {rc}"] += 1
+            seen = self.examples.setdefault(f"{inp.kind} {stage} {rc}", [])
+            if len(seen) < 5:
+                seen.append(inp.index)
         if outcome.kind in ("crash", "hang"):
             found = self.findings.get(outcome.signature)
             if found is None:
@@ -1025,6 +1031,7 @@ class Campaign:
         return {
             "counts": {k: dict(sorted(c.items())) for k, c in self.counts.items()},
             "seconds": self.seconds,
+            "examples": dict(sorted(self.examples.items())),
             "findings": [
                 {
                     "signature": f.signature,
