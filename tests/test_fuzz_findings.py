@@ -3,6 +3,7 @@ pinned by its exact input: bad input ends in exit 2 with a message, never a trac
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -77,3 +78,35 @@ def test_a_spec_without_the_filter_definition_is_an_error(
                          "--spec", str(spec))  # fmt: skip
     assert (code, out) == (2, "")
     assert "no definition Feasible, with which the scheduler view decides feasibility" in err
+
+
+SOFT_SPREAD_ON_A_KEY_NO_NODE_HAS = """\
+apiVersion: v1
+kind: Node
+metadata: {name: a1, labels: {kubernetes.io/hostname: a1, topology.kubernetes.io/zone: zone-a}}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: web, namespace: default, labels: {app: web}}
+spec:
+  containers: [{name: c, image: nginx}]
+  topologySpreadConstraints:
+  - maxSkew: 1
+    topologyKey: example.com/rack
+    whenUnsatisfiable: ScheduleAnyway
+    labelSelector: {matchLabels: {app: web}}
+"""
+
+
+def test_explain_gives_a_node_the_spread_score_ignores_a_raw_score_of_0(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Found by fuzzing as ``explain`` exit 2 on an input eval answers (seed 10, manifest:747,
+    a unicode topologyKey): explain's per-plugin breakdown asked SpreadRaw of a node without the
+    soft constraint's topology key — one PodTopologySpread ignores and scores 0."""
+    path = tmp_path / "spread.yaml"
+    path.write_text(SOFT_SPREAD_ON_A_KEY_NO_NODE_HAS, encoding="utf-8")
+    code, out, err = run(capsys, "explain", str(path), "--pod", "default/web")
+    assert (code, err) == (0, "")
+    assert re.search(r"PodTopologySpread +0 +0 +2 +0\n", out)

@@ -171,6 +171,12 @@ def _weights(spec: LoadedSpec) -> tuple[tuple[str, int], ...]:
     return tuple(terms) if body is not None and walk(body) else ()
 
 
+# Score definition → the definition of the nodes its plugin ignores, whose raw score is 0
+# without being computed (podtopologyspread/scoring.go Score: a node in IgnoredNodes, one without
+# every soft constraint's topology key, where SpreadRaw's label lookup has nothing to read)
+_IGNORED = {"PodTopologySpreadScore": "SpreadScoreIgnored"}
+
+
 def _plugin_scores(
     judge: _Judge, p: Fcn, n: Fcn, weights: tuple[tuple[str, int], ...]
 ) -> tuple[PluginScore, ...]:
@@ -178,7 +184,9 @@ def _plugin_scores(
     for definition, weight in weights:
         plugin, raw = _SCORE_PLUGINS[definition]
         score = int(judge(definition, p, n))
-        out.append(PluginScore(plugin, int(judge(raw, p, n)) if raw else score, score, weight))
+        ignored = definition in _IGNORED and judge(_IGNORED[definition], p, n) is True
+        raw_score = score if raw is None else 0 if ignored else int(judge(raw, p, n))
+        out.append(PluginScore(plugin, raw_score, score, weight))
     return tuple(out)
 
 
