@@ -1,6 +1,7 @@
 """Structure-aware mutation of manifests, shared by the loader's "no traceback" property tests:
 any JSON value (``json_values``) put at any field path of a valid object (``paths``,
-``replaced``)."""
+``replaced``). ``paths`` is the fuzzing campaign's (``schedspec.checker.fuzz``), whose mutations
+are these and more."""
 
 from __future__ import annotations
 
@@ -9,6 +10,10 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from schedspec.checker.fuzz import paths
+
+__all__ = ["json_values", "paths", "replaced"]
+
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5),
     lambda inner: (
@@ -16,18 +21,6 @@ json_values = st.recursive(
     ),
     max_leaves=6,
 )
-
-
-def paths(data: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    """Every field path of ``data`` (itself first, as ``()``)."""
-    out = [prefix]
-    if isinstance(data, dict):
-        for key, item in data.items():
-            out += paths(item, (*prefix, key))
-    elif isinstance(data, list):
-        for i, item in enumerate(data):
-            out += paths(item, (*prefix, i))
-    return out
 
 
 def replaced(doc: Any, path: tuple[Any, ...], value: Any) -> Any:
