@@ -62,7 +62,8 @@ What load rejects (a ``ManifestError``):
   a PDB's ``disruptedPods``), a ``hostIP`` that is not an IP, an integer beyond 64 bits (beyond
   32 where Go's field is an int32: ``maxSkew``, ``minDomains``, a PDB's counts);
 - every object: ``metadata.name`` missing or not a DNS-1123 subdomain (Namespace: label), a
-  namespace that is not a DNS-1123 label, a duplicate kind+namespace+name, ``labels`` whose keys
+  namespace that is not a DNS-1123 label, a duplicate kind+namespace+name or ``metadata.uid``
+  (the API server gives each object its own), ``labels`` whose keys
   are not label keys or whose values are not strings / not label values;
 - Pod: ``spec.containers`` missing or empty; a container or initContainer without a DNS-label
   ``name`` (unique across both lists) or a string ``image``; an invalid or negative quantity in
@@ -324,6 +325,7 @@ def _build(docs: list[Doc]) -> Cluster:
     loaded: dict[str, _Loaded] = {kind: [] for kind in KINDS}
     invalid: set[str] = set()  # kinds with an invalid object
     seen: dict[tuple[str, str], str] = {}
+    uids: dict[str, str] = {}  # metadata.uid → the object that has it
     others: list[dict[str, Any]] = []
     origins: dict[tuple[str, str], Doc] = {}
     for doc in (obj for d in docs for obj in expand(d)):
@@ -339,6 +341,15 @@ def _build(docs: list[Doc]) -> Cluster:
             ctx.flush()
             continue
         seen[identity] = doc.where()
+        uid = (obj.get("metadata") or {}).get("uid")
+        if uid is not None and uid in uids:
+            # the API server gives every object its own; impl's cache knows a pod by its UID
+            ctx.report(("metadata", "uid"), f"Duplicate value: {json.dumps(uid)}: the UID of "
+                       f"{uids[uid]}")  # fmt: skip
+            ctx.flush()
+            continue
+        if uid is not None:
+            uids[uid] = f"{kind} {identity[1]} ({doc.where()})"
         loaded[kind].append((obj, ctx))
         if kind in _OTHER_KINDS:
             others.append(obj)

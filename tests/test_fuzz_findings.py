@@ -110,3 +110,63 @@ def test_explain_gives_a_node_the_spread_score_ignores_a_raw_score_of_0(
     code, out, err = run(capsys, "explain", str(path), "--pod", "default/web")
     assert (code, err) == (0, "")
     assert re.search(r"PodTopologySpread +0 +0 +2 +0\n", out)
+
+
+TWO_PODS_ONE_UID = """\
+apiVersion: v1
+kind: Node
+metadata:
+  name: ip-10-0-2-41.ec2.internal
+  labels: {eks.amazonaws.com/nodegroup: general-m5-large,
+           kubernetes.io/hostname: ip-10-0-2-41.ec2.internal}
+status:
+  capacity: {cpu: '2', memory: 7934464Ki, pods: '29'}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: bound-elsewhere, uid: cc53ad8e-0ba3-7b7e-fb61-0ca0c05d0a75}
+spec:
+  containers: [{name: app, image: app, resources: {requests: {cpu: 1700m, memory: 1Gi}}}]
+  nodeName: ip-10-0-1-23.ec2.internal
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web
+  uid: b8d038d6-61e4-1d1b-5228-8e22666257cf
+  ownerReferences: [{apiVersion: apps/v1, controller: true, kind: ReplicaSet, name: web,
+                     uid: 8c2c3ca3-7fc4-cd8c-5855-9fa040eb30b7}]
+spec:
+  containers: [{name: app, image: app, resources: {requests: {cpu: 1700m, memory: 1Gi}}}]
+  nodeName: ip-10-0-2-41.ec2.internal
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: catalog-sync
+  uid: cc53ad8e-0ba3-7b7e-fb61-0ca0c05d0a75
+  ownerReferences: [{apiVersion: apps/v1, controller: true, kind: ReplicaSet, name: catalog-sync,
+                     uid: b668c41b-c4f8-c63a-16d4-f38e1415d34f}]
+spec:
+  containers: [{name: app, image: app, resources: {requests: {cpu: 100m, memory: 512Mi}}}]
+  initContainers: [{name: migrate, image: app, resources: {requests: {cpu: 1700m, memory: 256Mi}}}]
+"""
+
+
+def test_two_objects_with_one_uid_are_an_error_not_a_cache_error(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Found as ``autoscale: CacheError at impl/cache/cache.py:assume_pod`` (seed 100,
+    manifest:6049, a uid grafted from another pod; reduced): impl's cache knows a pod by its UID,
+    so the grown cluster's scheduler found catalog-sync "in the cache" already."""
+    path = tmp_path / "dup.yaml"
+    path.write_text(TWO_PODS_ONE_UID, encoding="utf-8")
+    flags = ["--node-group-label=eks.amazonaws.com/nodegroup", "--nodes=1:3:general-m5-large"]
+    for argv in (["autoscale", str(path), *flags], ["schedule", str(path)]):
+        code, out, err = run(capsys, *argv)
+        assert (code, out) == (2, "")
+        assert err.endswith(
+            "dup.yaml:32: Pod default/catalog-sync: metadata.uid: Duplicate value: "
+            '"cc53ad8e-0ba3-7b7e-fb61-0ca0c05d0a75": the UID of Pod default/bound-elsewhere '
+            f"({path}:10)\n"
+        )
