@@ -1096,15 +1096,16 @@ def _worker(conn: Connection, ctx: _Context, seed: int) -> None:
             conn.send((outcome, inp if outcome.kind in ("crash", "hang") else _light(inp)))
 
 
-def _tasks(manifests: int, specs: int) -> Iterator[tuple[str, int]]:
-    """Manifests and specs interleaved in proportion, so a partial run has both."""
+def _tasks(manifests: int, specs: int, first: int = 0) -> Iterator[tuple[str, int]]:
+    """Manifests and specs interleaved in proportion, so a partial run has both; indices start
+    at ``first`` (a long run split across processes or machines)."""
     m = s = 0
     while m < manifests or s < specs:
         if s >= specs or (m < manifests and m * max(specs, 1) <= s * max(manifests, 1)):
-            yield "manifest", m
+            yield "manifest", first + m
             m += 1
         else:
-            yield "spec", s
+            yield "spec", first + s
             s += 1
 
 
@@ -1118,6 +1119,7 @@ def run_campaign(
     corpus: Sequence[ManifestSeed] | None = None,
     deadline: float | None = None,
     progress: Callable[[Campaign, int], None] | None = None,
+    first: int = 0,
 ) -> Campaign:
     """``manifests`` + ``specs`` inputs on ``jobs`` worker processes (0: in this process, alarm
     only). ``deadline`` (seconds) stops handing out inputs after that long."""
@@ -1126,7 +1128,7 @@ def run_campaign(
     _memoise()
     campaign = Campaign()
     started = time.monotonic()
-    tasks = _tasks(manifests, specs)
+    tasks = _tasks(manifests, specs, first)
     spent: Counter[str] = Counter()
     if jobs == 0:
         with tempfile.TemporaryDirectory(prefix="schedspec-fuzz-") as tmp:
@@ -1372,6 +1374,13 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     fz.add_argument("--specs", type=int, default=1000, metavar="N",
                     help="mutated specs (default 1000)")  # fmt: skip
     fz.add_argument("--seed", type=int, default=0, metavar="S")
+    fz.add_argument(
+        "--first",
+        type=int,
+        default=0,
+        metavar="I",
+        help="index of the first input of each kind (split a long run)",
+    )
     fz.add_argument("--jobs", type=int, default=1, metavar="J",
                     help="worker processes (0: in this process; default 1)")  # fmt: skip
     fz.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS",
@@ -1387,8 +1396,8 @@ def run_fuzz(args: argparse.Namespace, out: TextIO, entry: Entry) -> int:
     ``entry`` is the CLI's ``main`` (the checker sits below the CLI and does not import it)."""
     from schedspec.errors import UsageError
 
-    if min(args.manifests, args.specs, args.jobs) < 0 or args.timeout <= 0:
-        raise UsageError("--manifests, --specs and --jobs must be ≥ 0, --timeout > 0")
+    if min(args.manifests, args.specs, args.jobs, args.first) < 0 or args.timeout <= 0:
+        raise UsageError("--manifests, --specs, --jobs and --first must be ≥ 0, --timeout > 0")
     use_entry(entry)
     if args.only:
         return _only(args, out)
@@ -1404,6 +1413,7 @@ def run_fuzz(args: argparse.Namespace, out: TextIO, entry: Entry) -> int:
     campaign = run_campaign(
         args.manifests, args.specs, seed=args.seed, jobs=args.jobs, timeout=args.timeout,
         deadline=args.minutes * 60 if args.minutes else None, progress=progress,
+        first=args.first,
     )  # fmt: skip
     if args.out and campaign.findings:
         write_findings(campaign, Path(args.out), args.timeout, args.seed)
