@@ -48,7 +48,7 @@ from schedspec.spec.errors import EvalError, SpecError
 from schedspec.spec.kube.symbolic import Bounds
 from schedspec.spec.load import LoadedSpec, load_spec, read_spec
 from schedspec.spec.printer import pretty
-from schedspec.spec.solve import Session
+from schedspec.spec.solve import Session, approximated, float_notes
 
 if TYPE_CHECKING:
     from schedspec.checker.differential import ClusterCheck
@@ -249,6 +249,8 @@ class _Solver:
         goal = [as_z3bool(result.value)]
         defined = z3.Not(as_z3bool(result.error)) if result.errors else True
         status, models, reason, _ = s.solve(goal, minimize=False, count=1, defined=defined)
+        if status == "unsat" and approximated(s):
+            return "unknown", [], "unsat in exact arithmetic; " + " ".join(float_notes(s))
         if status != "sat":
             return status, [], reason
         return "sat", s.cluster.objects(models[0][0]), ""

@@ -59,6 +59,8 @@ from schedspec.spec.compile.z3 import (
     conj,
     neg,
 )
+from schedspec.spec.compile.z3.equality import _z3int
+from schedspec.spec.compile.z3.logic import _is_int
 from schedspec.spec.errors import EvalError, SpecError
 from schedspec.spec.kube.symbolic import Bounds, SymCluster
 from schedspec.spec.kube.symbolic.vocabulary import Vocabulary, literals
@@ -348,6 +350,9 @@ class Session:
             near = _near(name, s.compiler.defs)
             raise UsageError(f"{s.loaded.file} has no definition '{name}'{near}")
         params = [p.name for p in d.params]
+        snapshot = params[len(args) :] == ["Snapshot"]  # the textbook's Rating(Pod, Node, Snapshot)
+        if snapshot:
+            params = params[: len(args)]
         roles = [
             (_POD_VAR.match(a) and p in ("p", "q", "Pod"))
             or (_NODE_VAR.match(a) and p in ("n", "m", "Node"))
@@ -358,7 +363,10 @@ class Session:
                 f"{s.loaded.file}:{d.span.line}: diff binds a pod p and a node n; "
                 f"{name} takes ({', '.join(params)})"
             )
-        return s.compiler.call(name, *(self.value_of(spec, a) for a in args))
+        values = [self.value_of(spec, a) for a in args]
+        if snapshot:
+            values.append(_snapshot(s.constants))
+        return s.compiler.call(name, *values)
 
     # -- solving ---------------------------------------------------------------------------------
     def solve(
@@ -521,6 +529,12 @@ def _replay(
     return program, env
 
 
+def _snapshot(constants: Mapping[str, Any]) -> Any:
+    """The value a definition's ``Snapshot`` parameter takes: the view's own snapshot (every
+    Pod and Node record, ``Objects`` in the textbook's view)."""
+    return constants["Snapshot"] if "Snapshot" in constants else constants["Objects"]
+
+
 def _verdict(run: Callable[[], Any]) -> str:
     try:
         return render(run())
@@ -564,6 +578,24 @@ def vocabulary_notes(session: Session) -> list[str]:
     ]
     notes = [f"the query's strings join the bounded cluster: {'; '.join(added)}"] if added else []
     return notes + v.notes()
+
+
+def approximated(session: Session) -> list[str]:
+    """The Go float64 kernels the session's formulas reached, compiled as a relaxation in exact
+    rationals (spec/compile/z3/floats.py)."""
+    return sorted(set().union(*(s.compiler.approximated for s in session.specs.values())))
+
+
+def float_notes(session: Session) -> list[str]:
+    kernels = approximated(session)
+    if not kernels:
+        return []
+    return [
+        f"{', '.join(kernels)}: Go computes these scores in float64; the solver reasons in exact "
+        "rationals, and every witness is replayed in IEEE doubles by the executable backend. "
+        "No witness in the rationals is not a proof that none exists in doubles: that answer is "
+        "unknown"
+    ]
 
 
 def bounds_notes(session: Session, spec: str, node: A.Expr) -> list[str]:
@@ -612,7 +644,7 @@ def find(
         node, names, result = session.formula(spec, formula)
     except CompileTimeout:
         return _compile_timeout(session, start)
-    notes = bounds_notes(session, spec, node)
+    notes = bounds_notes(session, spec, node) + float_notes(session)
     goal = [as_z3bool(result.value)]
     defined = z3.Not(as_z3bool(result.error)) if result.errors else True
     labelled = None
@@ -638,6 +670,12 @@ def find(
             "the bounded cluster cannot hold (see the notes)"
         )
         return Answer("unknown", [], msg, elapsed, unsat_core, notes)
+    if status == "unsat" and approximated(session):
+        msg = (
+            "no cluster within the bounds satisfies the formula in exact arithmetic; one may "
+            "still in Go's float64 rounding (see the notes)"
+        )
+        return Answer("unknown", [], msg, elapsed, unsat_core, notes)
     if status == "unsat":
         msg = f"no cluster within the bounds ({_bounds_text(session.bounds)}) satisfies the formula"
         return Answer("unsat", [], msg, elapsed, unsat_core, notes)
@@ -648,6 +686,8 @@ def find(
         bindings = session.bindings(model)
         program, env = _replay(_load_witness(objects), loaded, bindings)
         verdict = _formula_verdict(program, node, env)
+        if verdict != "TRUE" and approximated(session):
+            return _rounding_unknown(session, objects, verdict, start, notes)
         if verdict != "TRUE":
             raise InternalDisagreement(
                 f"the solver's witness does not satisfy the formula on the executable backend "
@@ -656,6 +696,17 @@ def find(
             )
         witnesses.append(Witness(objects, bindings, {formula: verdict}, proven))
     return Answer("sat", witnesses, "", time.monotonic() - start, notes=notes)
+
+
+def _rounding_unknown(
+    session: Session, objects: list[Any], verdict: str, start: float, notes: list[str]
+) -> Answer:
+    """The relaxation's witness, replayed in IEEE doubles, is not one: float64 rounding decided."""
+    msg = (
+        f"the solver's witness holds in exact arithmetic but not in Go's float64 rounding (the "
+        f"executable backend says {verdict} on it); no answer within the bounds"
+    )
+    return Answer("unknown", [], msg, time.monotonic() - start, notes=notes)
 
 
 def _compile_timeout(session: Session, start: float) -> Answer:
@@ -702,7 +753,13 @@ def diff(
         b = session.predicate(spec_b, predicate_b, ("p", "n"))
     except CompileTimeout:
         return _compile_timeout(session, start)
-    va, vb = as_z3bool(a.value), as_z3bool(b.value)
+    numeric = _is_int(a.value) or _is_int(b.value)  # a score: the two differ in value
+    if numeric and implies:
+        raise UsageError(f"--implies compares predicates; {predicate_a} is a number")
+    if numeric:
+        va, vb = _z3int(a.value), _z3int(b.value)
+    else:
+        va, vb = as_z3bool(a.value), as_z3bool(b.value)
     defined = z3.And(z3.Not(as_z3bool(a.error)), z3.Not(as_z3bool(b.error)))
     narrow: list[Any] = []
     if where:
@@ -724,13 +781,19 @@ def diff(
             break
     elapsed = time.monotonic() - start
     name_a, name_b = f"{spec_a}:{predicate_a}", f"{spec_b}:{predicate_b}"
-    notes = vocabulary_notes(session)
+    notes = vocabulary_notes(session) + float_notes(session)
     if status == "unknown":
         return Answer("unknown", [], f"the solver gave up: {reason}", elapsed, notes=notes)
     if status == "unsat" and session.vocabulary.outside:
         msg = (
             f"{name_a} and {name_b} agree within the bounds, but --where names strings the "
             "bounded cluster cannot hold (see the notes)"
+        )
+        return Answer("unknown", [], msg, elapsed, notes=notes)
+    if status == "unsat" and approximated(session):
+        msg = (
+            f"{name_a} and {name_b} agree within the bounds in exact arithmetic; they may still "
+            "differ in Go's float64 rounding (see the notes)"
         )
         return Answer("unknown", [], msg, elapsed, notes=notes)
     if status == "unsat":
@@ -749,11 +812,16 @@ def diff(
         for spec, pred, res in ((spec_a, predicate_a, a), (spec_b, predicate_b, b)):
             program, env = _replay(cluster, session.specs[spec].loaded, bindings)
             args = [env["p"], env["n"]]
+            if [x.name for x in session.specs[spec].compiler.defs[pred].params][2:]:
+                args.append(_snapshot(program.constants))
             verdict = _verdict(functools.partial(program.call, pred, *args))
             solver_says = _solver_verdict(model, res)
-            if verdict.startswith("error") != solver_says.startswith("error") or (
+            mismatch = verdict.startswith("error") != solver_says.startswith("error") or (
                 not verdict.startswith("error") and verdict != solver_says
-            ):
+            )
+            if mismatch and approximated(session):
+                return _rounding_unknown(session, objects, f"{verdict} for {pred}", start, notes)
+            if mismatch:
                 raise InternalDisagreement(
                     f"{spec}:{pred}: the solver says {solver_says} on its witness, the executable "
                     f"backend says {verdict}; please report this with the witness:\n"
@@ -768,6 +836,8 @@ def _solver_verdict(model: z3.ModelRef, res: Result) -> str:
     for cond, msg in res.errors:
         if z3.is_true(model.eval(as_z3bool(cond), model_completion=True)):
             return f"error: {msg}"
+    if _is_int(res.value):
+        return str(model.eval(_z3int(res.value), model_completion=True).as_long())
     v = as_z3bool(res.value)
     return "TRUE" if z3.is_true(model.eval(v, model_completion=True)) else "FALSE"
 

@@ -78,7 +78,7 @@ def _print(answer: Answer, command: str, written: list[str], out: TextIO) -> Non
         print(f"note: {note}", file=out)
     if answer.result == "unknown":
         hint = "; raise --timeout or lower the bounds"
-        if "(see the notes)" in answer.message:
+        if "(see the notes)" in answer.message or "float64 rounding" in answer.message:
             hint = ""
         print(
             f"unknown: {answer.message} after {answer.seconds:.1f}s — this is NOT a proof "

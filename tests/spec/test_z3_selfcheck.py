@@ -59,16 +59,6 @@ SNAPSHOT_PARAMS = {"Snapshot"}
 
 # Definitions the Z3 backend does not compile, and why (a test pins this list).
 UNSUPPORTED = {
-    # Go float64 kernels (BalancedScore, SpreadScore, FloatScale) and what uses them
-    "BalancedAllocationScore",
-    "InterPodAffinityScore",
-    "PodTopologySpreadScore",
-    "SpreadRaw",
-    "SpreadRawMax",
-    "SpreadRawMin",
-    "Viability",
-    "Best",
-    "BestViability",
     # GroupBy (explanation witnesses)
     "AntiAffinityRepellers",
     "ExistingAntiAffinityRepellers",

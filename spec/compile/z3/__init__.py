@@ -29,10 +29,12 @@ not. One over-approximation, stated: the executable backend stops a quantifier a
 element that decides it, in set order; here every element's body counts, so a witness on which
 :attr:`Result.error` is false never depends on iteration order.
 
-Not compiled (a :class:`Z3Unsupported` error naming the spot): the Go float64 score kernels
-(``FloatScale``, ``BalancedScore``, ``SpreadScore``), ``SortSet`` and ``FoldLeft`` over sequences
-whose length is not fixed by the bounds, ``GroupBy``, infinite sets other than in ``∈``, and
-``IF``/``CASE`` arms of different shapes under a symbolic condition.
+The Go float64 score kernels (``FloatScale``, ``BalancedScore``, ``SpreadScore``) are compiled as
+a relaxation in exact rationals and recorded in ``Compiler.approximated`` (see :mod:`.floats`).
+
+Not compiled (a :class:`Z3Unsupported` error naming the spot): ``SortSet`` and ``FoldLeft`` over
+sequences whose length is not fixed by the bounds, ``GroupBy``, infinite sets other than in
+``∈``, and ``IF``/``CASE`` arms of different shapes under a symbolic condition.
 
 Module definitions are evaluated once per argument tuple (as in :mod:`.python`), with their error
 conditions kept relative to the definition body and re-anchored at each call site.

@@ -11,6 +11,7 @@ from schedspec.spec import ast as A
 from schedspec.spec.builtins import BUILTINS, is_int
 from schedspec.spec.compile.z3.equality import _z3int
 from schedspec.spec.compile.z3.errors import Z3Unsupported
+from schedspec.spec.compile.z3.floats import FLOAT_KERNELS
 from schedspec.spec.compile.z3.logic import Bool, SVal, _eq, _is_int, _ite, conj, disj, neg
 from schedspec.spec.compile.z3.strings import SStr
 from schedspec.spec.compile.z3.values import SFun, SLambda, SSeq, SSet, kind
@@ -20,9 +21,6 @@ if TYPE_CHECKING:
 
 
 _WHY_UNSUPPORTED = {
-    "FloatScale": "Go float64 arithmetic; score definitions run on the executable backend",
-    "BalancedScore": "Go float64 arithmetic; score definitions run on the executable backend",
-    "SpreadScore": "Go float64 arithmetic; score definitions run on the executable backend",
     "GroupBy": "used for explanations only",
 }
 
@@ -323,6 +321,7 @@ _BUILTINS: dict[str, Callable[[Compiler, A.Apply, list[SVal]], SVal]] = {
     "SumBy": _b_sum_by,
     "FoldLeft": _b_fold_left,
     "SortSet": _b_sort_set,
+    **FLOAT_KERNELS,  # a relaxation in exact rationals: see floats.py
 }
 
 

@@ -71,6 +71,7 @@ class Compiler:
         self._asserted: dict[int, tuple[Any, list[int]]] = {}
         self._depth = 0
         self.deadline: float | None = None  # time.monotonic() value; past it, CompileTimeout
+        self.approximated: set[str] = set()  # float64 kernels compiled as a relaxation (floats.py)
         for s in _string_literals(module):
             universe.code(s)
 
