@@ -32,6 +32,10 @@ NO_POD_AFFINITY = (
 )
 NO_NODE_AFFINITY = "~HasRequiredNodeAffinity(p)"
 NO_SIDECARS = "Len(p.spec.initContainers) = 0"
+NO_PREFERRED = (
+    'WeightedAffinityTerms(p, "podAffinity") = <<>> /\\ '
+    'WeightedAffinityTerms(p, "podAntiAffinity") = <<>> /\\ PreferredNodeTerms(p) = <<>>'
+)
 
 
 @dataclass(frozen=True)
@@ -50,6 +54,7 @@ FAITHFUL = [
     Entry("§2 #7, #21 as written", "FilterAffinity", "RequiredNodeAffinityOK"),
     Entry("§2 #2, #27 as written", "FilterAffinity", "InterPodAffinityOK"),
     Entry("§2 #5 as written", "Filter", "Feasible"),
+    Entry("§2 #36-#41 as written", "Viability", "Viability"),
 ]
 
 ENTRIES = [
@@ -83,6 +88,8 @@ ENTRIES = [
           '(\\A t \\in AffinityTerms(p, "podAffinity") : t.namespaces = {})'),
     Entry("§2 #30-#31: existing pods' anti-affinity repels the pod", "FilterAffinity",
           "InterPodAffinityOK", f"{NO_NODE_AFFINITY} /\\ {NO_POD_AFFINITY}"),
+    Entry("§2 #40: the scorers the textbook lacks (TaintToleration's normalised 100 on an "
+          "untainted node, weight 3, among them)", "Viability", "Viability", NO_PREFERRED),
 ]  # fmt: skip
 
 
