@@ -350,7 +350,9 @@ class Session:
             near = _near(name, s.compiler.defs)
             raise UsageError(f"{s.loaded.file} has no definition '{name}'{near}")
         params = [p.name for p in d.params]
-        snapshot = params[len(args) :] == ["Snapshot"]  # the textbook's Rating(Pod, Node, Snapshot)
+        snapshot = params[len(args) :] == [
+            "Snapshot"
+        ]  # the textbook's Viability(Pod, Node, Snapshot)
         if snapshot:
             params = params[: len(args)]
         roles = [
@@ -687,7 +689,7 @@ def find(
         program, env = _replay(_load_witness(objects), loaded, bindings)
         verdict = _formula_verdict(program, node, env)
         if verdict != "TRUE" and approximated(session):
-            return _rounding_unknown(session, objects, verdict, start, notes)
+            return _rounding_unknown(verdict, start, notes)
         if verdict != "TRUE":
             raise InternalDisagreement(
                 f"the solver's witness does not satisfy the formula on the executable backend "
@@ -698,9 +700,7 @@ def find(
     return Answer("sat", witnesses, "", time.monotonic() - start, notes=notes)
 
 
-def _rounding_unknown(
-    session: Session, objects: list[Any], verdict: str, start: float, notes: list[str]
-) -> Answer:
+def _rounding_unknown(verdict: str, start: float, notes: list[str]) -> Answer:
     """The relaxation's witness, replayed in IEEE doubles, is not one: float64 rounding decided."""
     msg = (
         f"the solver's witness holds in exact arithmetic but not in Go's float64 rounding (the "
@@ -820,7 +820,7 @@ def diff(
                 not verdict.startswith("error") and verdict != solver_says
             )
             if mismatch and approximated(session):
-                return _rounding_unknown(session, objects, f"{verdict} for {pred}", start, notes)
+                return _rounding_unknown(f"{verdict} for {pred}", start, notes)
             if mismatch:
                 raise InternalDisagreement(
                     f"{spec}:{pred}: the solver says {solver_says} on its witness, the executable "
