@@ -239,6 +239,7 @@ class _Solver:
         s.deadline = time.monotonic() + self.timeout
         for compiled in s.specs.values():
             compiled.compiler.deadline = s.deadline
+            compiled.compiler.approximated = set()  # this query's relaxed kernels only
         try:
             _, _, result = s.formula(self.spec, text)
         except CompileTimeout:

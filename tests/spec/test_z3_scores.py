@@ -11,7 +11,7 @@ import pytest
 
 from schedspec.cli import main
 from schedspec.spec.kube.symbolic.bounds import Bounds
-from schedspec.spec.solve import diff, find
+from schedspec.spec.solve import Session, diff, find
 
 
 def test_textbook_and_scheduler_viability_differ_on_a_minimal_cluster() -> None:
@@ -73,3 +73,18 @@ def test_kernels_on_known_numbers_are_go_float64_exactly() -> None:
     answer = find("FloatScale(49, 1, 49) = 1", bounds=Bounds(nodes=1, pods=1))
     assert answer.result == "unsat"  # no relaxation reached: a proof, and said as one
     assert not any("float64" in note for note in answer.notes)
+
+
+def test_a_query_answers_for_its_own_kernels_only() -> None:
+    # z3states asks many queries of one session: a definition compiled once (memoised) still
+    # counts its relaxed kernels for every later query that reaches it, and for no other
+    session = Session(Bounds(nodes=1, pods=1), ["scheduler"], 60.0)
+    compiler = session.specs["scheduler"].compiler
+    session.formula("scheduler", "BalancedAllocationScore(p, n) = 1")
+    assert compiler.approximated == {"BalancedScore"}
+    compiler.approximated = set()
+    session.formula("scheduler", "BalancedAllocationScore(p, n) = 2")  # a memo hit
+    assert compiler.approximated == {"BalancedScore"}
+    compiler.approximated = set()
+    session.formula("scheduler", "Feasible(p, n)")
+    assert compiler.approximated == set()

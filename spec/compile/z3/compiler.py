@@ -72,12 +72,14 @@ class Compiler:
         self._depth = 0
         self.deadline: float | None = None  # time.monotonic() value; past it, CompileTimeout
         self.approximated: set[str] = set()  # float64 kernels compiled as a relaxation (floats.py)
+        self._relaxed: dict[tuple[str, tuple[Any, ...]], frozenset[str]] = {}  # … per memo entry
         for s in _string_literals(module):
             universe.code(s)
 
     def bind(self, constants: Mapping[str, SVal]) -> Compiler:
         self.constants = dict(constants)
         self._memo.clear()
+        self._relaxed.clear()
         return self
 
     # -- public -----------------------------------------------------------------------------------
@@ -168,14 +170,18 @@ class Compiler:
             if self._depth > 200:
                 raise Z3Unsupported(f"{d.span}: '{d.name}' recurses too deeply for the Z3 backend")
             self._frames.append(_Frame())
+            outer, self.approximated = self.approximated, set()
             try:
                 env = {p.name: a for p, a in zip(d.params, args, strict=True)}
                 value = self.ev(d.body, env)
             finally:
                 frame = self._frames.pop()
                 self._depth -= 1
+                self._relaxed[key] = frozenset(self.approximated)
+                self.approximated = outer
             hit = (value, [(disj(*cs), msg) for msg, cs in frame.errors.items()])
             self._memo[key] = hit
+        self.approximated |= self._relaxed.get(key, frozenset())
         value, errors = hit
         for cond, msg in errors:
             c = conj(self._pc(), cond)
