@@ -349,12 +349,8 @@ class Session:
         if d is None:
             near = _near(name, s.compiler.defs)
             raise UsageError(f"{s.loaded.file} has no definition '{name}'{near}")
-        params = [p.name for p in d.params]
-        snapshot = params[len(args) :] == [
-            "Snapshot"
-        ]  # the textbook's Viability(Pod, Node, Snapshot)
-        if snapshot:
-            params = params[: len(args)]
+        snapshot = _takes_snapshot(d, len(args))
+        params = [p.name for p in d.params][: len(args) if snapshot else None]
         roles = [
             (_POD_VAR.match(a) and p in ("p", "q", "Pod"))
             or (_NODE_VAR.match(a) and p in ("n", "m", "Node"))
@@ -529,6 +525,12 @@ def _replay(
     for var, key in bindings.items():
         env[var] = world.pods[key] if _POD_VAR.match(var) else world.nodes[key]
     return program, env
+
+
+def _takes_snapshot(d: A.Definition, bound: int) -> bool:
+    """``d`` takes, after its ``bound`` pod/node parameters, a ``Snapshot`` (the textbook's
+    ``Viability(Pod, Node, Snapshot)``)."""
+    return [p.name for p in d.params][bound:] == ["Snapshot"]
 
 
 def _snapshot(constants: Mapping[str, Any]) -> Any:
@@ -812,7 +814,7 @@ def diff(
         for spec, pred, res in ((spec_a, predicate_a, a), (spec_b, predicate_b, b)):
             program, env = _replay(cluster, session.specs[spec].loaded, bindings)
             args = [env["p"], env["n"]]
-            if [x.name for x in session.specs[spec].compiler.defs[pred].params][2:]:
+            if _takes_snapshot(session.specs[spec].compiler.defs[pred], len(args)):
                 args.append(_snapshot(program.constants))
             verdict = _verdict(functools.partial(program.call, pred, *args))
             solver_says = _solver_verdict(model, res)

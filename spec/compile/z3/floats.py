@@ -34,7 +34,7 @@ import z3
 
 from schedspec.spec import ast as A
 from schedspec.spec.builtins import BUILTINS
-from schedspec.spec.compile.z3.equality import _z3int
+from schedspec.spec.compile.z3.equality import _z3int, as_z3bool
 from schedspec.spec.compile.z3.logic import Bool, SVal, _is_int, conj
 from schedspec.spec.compile.z3.values import SFun, SSeq, kind
 
@@ -132,13 +132,9 @@ def _balanced_score(c: Compiler, node: A.Apply, args: list[SVal]) -> SVal:
     if len(fractions) < 2:
         return 100
     (g1, f1), (g2, f2) = fractions
-    both = z3.And(_bool(g1), _bool(g2))
+    both = z3.And(as_z3bool(g1), as_z3bool(g2))
     diff = z3.If(f1 >= f2, f1 - f2, f2 - f1)
     return z3.If(both, z3.ToInt(100 - 50 * diff), z3.IntVal(100))
-
-
-def _bool(g: Bool) -> Any:
-    return z3.BoolVal(g) if isinstance(g, bool) else g
 
 
 def _times_ln(count: Any, d: Any) -> Any:
@@ -168,7 +164,7 @@ def _spread_score(c: Compiler, node: A.Apply, args: list[SVal]) -> SVal:
                    "topology domains is past the Z3 backend's table of ln", node.span)  # fmt: skip
             term = _times_ln(count, domains)
         term = term + _real(max_skew) - 1
-        total = total + (term if g is True else z3.If(_bool(g), term, z3.RealVal(0)))
+        total = total + (term if g is True else z3.If(as_z3bool(g), term, z3.RealVal(0)))
     # math.Round, half away from zero; the sum is ≥ 0 whenever maxSkew ≥ 1
     return z3.If(total >= 0, z3.ToInt(total + Fraction(1, 2)), -z3.ToInt(-total + Fraction(1, 2)))
 
