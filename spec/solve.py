@@ -681,8 +681,9 @@ def find(
         )
         return Answer("unknown", [], msg, elapsed, unsat_core, notes)
     if status == "unsat":
+        notes += _undefined_notes(session, result, "the formula")
         msg = f"no cluster within the bounds ({_bounds_text(session.bounds)}) satisfies the formula"
-        return Answer("unsat", [], msg, elapsed, unsat_core, notes)
+        return Answer("unsat", [], msg, time.monotonic() - start, unsat_core, notes)
     loaded = session.specs[spec].loaded
     witnesses = []
     for model, proven in models:
@@ -700,6 +701,27 @@ def find(
             )
         witnesses.append(Witness(objects, bindings, {formula: verdict}, proven))
     return Answer("sat", witnesses, "", time.monotonic() - start, notes=notes)
+
+
+def _undefined_notes(session: Session, result: Result, what: str) -> list[str]:
+    """After an unsat answer: whether ``result`` errs on some or every cluster within the bounds.
+    Erring everywhere is a mistake in the question (``Elems`` of a set, a field no object has), so
+    the unsat would be an artefact of it: a usage error. Erring somewhere is a note, since the
+    answer then covers only the clusters on which the formula is defined."""
+    if not result.errors:
+        return []
+    status, models, _, _ = session.solve([as_z3bool(result.error)], minimize=False, count=1)
+    if status != "sat":
+        return []
+    model = models[0][0]
+    fired = [m for c, m in result.errors if z3.is_true(model.eval(as_z3bool(c), True))]
+    why = "; ".join(sorted(set(fired))[:3])
+    if session.solve([z3.Not(as_z3bool(result.error))], minimize=False, count=1)[0] == "unsat":
+        raise UsageError(f"{what} cannot be evaluated on any cluster within the bounds: {why}")
+    return [
+        f"{what} is undefined on some clusters within the bounds ({why}); the answer covers "
+        "only those on which it is defined"
+    ]
 
 
 def _rounding_unknown(verdict: str, start: float, notes: list[str]) -> Answer:
@@ -798,6 +820,14 @@ def diff(
             "differ in Go's float64 rounding (see the notes)"
         )
         return Answer("unknown", [], msg, elapsed, notes=notes)
+    if status == "unsat" and where:
+        notes += _undefined_notes(session, w, "--where")
+        if session.solve(narrow, minimize=False, count=1)[0] != "sat":
+            msg = (
+                "nothing was compared: no cluster within the bounds "
+                f"({_bounds_text(session.bounds)}) satisfies --where; loosen it or raise the bounds"
+            )
+            return Answer("unknown", [], msg, time.monotonic() - start, notes=notes)
     if status == "unsat":
         rel = "implies" if implies else "agrees with"
         msg = (
