@@ -74,7 +74,9 @@ def test_diff_where_strings_join_too() -> None:
             [("prod", "namespace"), ("dev", "namespace")],
         ),
         ('\\E t \\in n.spec.taints : t.key = "dedicated"', [("dedicated", "key")]),
-        ('Feasible(p, n) /\\ p.status.phase = "Pending"', [("Pending", "any")]),
+        ('Feasible(p, n) /\\ p.status.phase = "Pending"', [("Pending", "phase")]),
+        ('\\E t \\in p.spec.tolerations : t.operator = "Exists"', [("Exists", "operator")]),
+        ('AffinityTerms(p, "podAffinity") # {}', [("podAffinity", "any")]),
         ('Get(n.status.allocatable, "nvidia.com/gpu") > 0', [("nvidia.com/gpu", "resource")]),
     ],
 )
@@ -92,3 +94,20 @@ def test_a_resource_the_cluster_cannot_hold_makes_unsat_unknown() -> None:
         "example.com/gpu, pods): an answer that needs it is unknown"
     ]
     assert find('Get(n.status.allocatable, "example.com/gpu") > 0').result == "sat"
+
+
+def test_a_field_name_in_no_role_joins_nothing() -> None:
+    answer = find('AffinityTerms(p, "podAffinity") # {}')
+    assert answer.result == "sat"
+    assert answer.notes == []  # "podAffinity" names a field: it is neither a label key nor value
+    labels = [o["metadata"].get("labels", {}) for o in answer.objects]
+    assert all("podAffinity" not in (*m, *m.values()) for m in labels)
+
+
+def test_a_phase_outside_the_fixed_list_makes_unsat_unknown() -> None:
+    answer = find('p.status.phase = "Runing"')
+    assert answer.result == "unknown"
+    assert answer.notes == [
+        "'Runing' is not a phase the bounded cluster draws ('Pending', 'Running', 'Succeeded', "
+        "'Failed'): an answer that needs it is unknown"
+    ]

@@ -18,11 +18,16 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from schedspec.shapes import SHAPES, validated_paths
 from schedspec.spec import ast as A
 from schedspec.spec.kube.symbolic.bounds import (
+    EFFECTS,
     LABEL_KEYS,
     LABEL_VALUES,
     NAMESPACES,
+    NODE_OPERATORS,
+    PHASES,
+    PROTOCOLS,
     RESOURCES,
     Bounds,
 )
@@ -32,6 +37,26 @@ __all__ = ["CAP", "Vocabulary", "literals"]
 
 CAP = 4
 """Extra label keys, extra label values and extra namespaces a query may add (each)."""
+
+ENUMS = {
+    "operator": (*NODE_OPERATORS, "Equal", ""),
+    "effect": (*EFFECTS, ""),
+    "phase": PHASES,
+    "protocol": PROTOCOLS,
+    "whenUnsatisfiable": ("DoNotSchedule", "ScheduleAnyway"),
+}
+"""Fields whose strings come from a fixed list: a literal compared with one is not a label."""
+
+API_FIELDS = frozenset(
+    part.rstrip("[]")
+    for kind in ("Pod", "Node")
+    if kind in SHAPES
+    for path in validated_paths(kind)
+    for part in path.split(".")
+)
+"""Names of the fields schedspec reads: a literal in no role ("podAffinity" passed to
+``AffinityTerms``, "labelSelector" tested against a term's DOMAIN) that is one of them names a
+field, not a label."""
 
 _DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 
@@ -47,7 +72,8 @@ class Vocabulary:
     @classmethod
     def of(cls, bounds: Bounds, named: Iterable[tuple[str, str]] = ()) -> Vocabulary:
         """The bounds' strings and the query's literals ``named``: (text, role), the role one
-        of "key", "value", "namespace" (from where the literal stands) or "any"."""
+        of "key", "value", "namespace", one of :data:`ENUMS` (from where the literal stands) or
+        "any"."""
         keys = list(LABEL_KEYS[: bounds.keys])
         values = list(LABEL_VALUES[: bounds.values])
         namespaces = list(NAMESPACES[: bounds.namespaces])
@@ -70,9 +96,15 @@ class Vocabulary:
                 if text not in (*RESOURCES, "pods"):
                     outside.append((text, "resource"))
                 continue
+            if role in ENUMS:
+                if text not in ENUMS[role]:
+                    outside.append((text, role))
+                continue
             if role == "namespace":
                 if len(text) <= 63 and _DNS_LABEL.fullmatch(text):
                     join(namespaces, text, "namespace")
+                continue
+            if role == "any" and text in API_FIELDS:
                 continue
             if role in ("key", "any") and label_key_problem(text) is None:
                 join(keys, text, "label key")
@@ -86,6 +118,9 @@ class Vocabulary:
             f"{text!r} is not a resource of the bounded cluster ({resources}): an answer that "
             "needs it is unknown"
             if what == "resource"
+            else f"{text!r} is not a {what} the bounded cluster draws "
+            f"({', '.join(repr(e) for e in ENUMS[what])}): an answer that needs it is unknown"
+            if what in ENUMS
             else f"{text!r} is not a {what} of the bounded cluster: the query's strings already "
             f"add {CAP} {what}s, the most they may; an answer that needs it is unknown (name "
             "fewer)"
@@ -98,8 +133,9 @@ def literals(*nodes: A.Expr) -> list[tuple[str, str]]:
     "key" (indexing ``labels``/``nodeSelector``/``matchLabels``, in their DOMAIN, or compared with
     a ``key``/``topologyKey``), "value" (compared with such an entry or with a ``value``),
     "namespace" (compared with or listed beside a ``namespace``/``namespaces`` field),
-    "resource" (indexing, or passed beside, ``allocatable``/``capacity``/``requests``/…), else
-    "any". A literal met in two roles takes "any"."""
+    "resource" (indexing, or passed beside, ``allocatable``/``capacity``/``requests``/…), the
+    field's name for one of :data:`ENUMS` (``operator``, ``effect``, ``phase``…), else "any". A
+    literal met in two roles takes "any"."""
     seen: dict[str, str] = {}
     for node in nodes:
         for text, role in _walk(node, "any"):
@@ -124,6 +160,8 @@ def _role_beside(x: Any) -> str | None:
             return "key"
         if x.name == "value":
             return "value"
+        if x.name in ENUMS:
+            return x.name
     if isinstance(x, A.Index) and isinstance(x.fn, A.Field) and x.fn.name in _MAPS:
         return "value"
     if (
