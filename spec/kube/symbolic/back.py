@@ -18,7 +18,7 @@ from schedspec.spec.kube.symbolic.objects import (
     _Requirement,
     _Selector,
 )
-from schedspec.spec.kube.symbolic.scheduler_shape import _REQUIRED
+from schedspec.spec.kube.symbolic.scheduler_shape import _PREFERRED, _REQUIRED
 
 
 def _quantity(resource: str, n: int) -> str | int:
@@ -158,15 +158,30 @@ class _Back:
         affinity: dict[str, Any] = {}
         if self.b(p.required_present):
             terms = []
-            for tp, exprs in p.terms:
+            for (tp, exprs), f in zip(p.terms, p.term_fields, strict=True):
                 if self.b(tp):
-                    term = [self.requirement(e) for e in exprs if self.b(e.present)]
-                    terms.append({"matchExpressions": term} if term else {})
+                    term: dict[str, Any] = {}
+                    matched = [self.requirement(e) for e in exprs if self.b(e.present)]
+                    if matched:
+                        term["matchExpressions"] = matched
+                    if self.b(f.present):
+                        term["matchFields"] = [self.requirement(f)]
+                    terms.append(term)
             affinity["nodeAffinity"] = {_REQUIRED: {"nodeSelectorTerms": terms}}
-        for key, pa_terms in (("podAffinity", p.affinity), ("podAntiAffinity", p.anti_affinity)):
+        kinds = (
+            ("podAffinity", p.affinity, p.preferred_affinity),
+            ("podAntiAffinity", p.anti_affinity, p.preferred_anti_affinity),
+        )
+        for key, pa_terms, weighted in kinds:
             required = [self.pa_term(t) for t in pa_terms if self.b(t.present)]
-            if required:
-                affinity[key] = {_REQUIRED: required}
+            preferred = [
+                {"weight": self.i(w.weight), "podAffinityTerm": self.pa_term(w.term)}
+                for w in weighted
+                if self.b(w.present)
+            ]
+            out = {_REQUIRED: required, _PREFERRED: preferred}
+            if required or preferred:
+                affinity[key] = {k: v for k, v in out.items() if v}
         if affinity:
             spec["affinity"] = affinity
         spec["containers"] = [self.container(c, False) for c in p.containers if self.b(c.present)]

@@ -45,6 +45,7 @@ class Bounds:
     exprs: int = 1
     term_values: int = 2
     affinity: int = 1
+    preferred: int = 1
     spread: int = 1
     groups: int = 1
 
@@ -81,6 +82,7 @@ BOUND_HELP = {
     "exprs": "match expressions per node term or label selector",
     "term_values": "values per match expression",
     "affinity": "required pod affinity terms per pod, and as many anti-affinity terms",
+    "preferred": "preferred (weighted) pod affinity terms per pod, and as many anti-affinity terms",
     "spread": "topology spread constraints per pod",
     "groups": "node groups (autoscaler specs: scale-from-zero Cluster API MachineDeployments)",
 }

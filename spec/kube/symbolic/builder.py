@@ -8,7 +8,7 @@ from typing import Any
 
 import z3
 
-from schedspec.spec.compile.z3 import SStr, Universe, string_var
+from schedspec.spec.compile.z3 import SStr, Universe, string_val, string_var
 from schedspec.spec.kube.symbolic.bounds import (
     DELETION_TIME,
     EFFECTS,
@@ -34,6 +34,7 @@ from schedspec.spec.kube.symbolic.objects import (
     _Spread,
     _Taint,
     _Toleration,
+    _WeightedTerm,
 )
 from schedspec.spec.kube.symbolic.vocabulary import Vocabulary
 
@@ -69,6 +70,7 @@ class _Builder:
             "DoNotSchedule",
             "ScheduleAnyway",
             "Always",
+            "metadata.name",
             *self.node_names,
         ):
             universe.code(s)
@@ -223,6 +225,7 @@ class _Builder:
         self.unique_ports(containers + inits)
         required = self.boolean(f"{name}.requiredNodeAffinity")
         terms = []
+        term_fields = []
         for t in range(self.b.terms):
             tp = self.boolean(f"{name}.nodeSelectorTerms[{t}]")
             self.count("terms", tp)
@@ -234,6 +237,7 @@ class _Builder:
             ]
             self.prefix([e.present for e in exprs], tp)
             terms.append((tp, exprs))
+            term_fields.append(self.field_requirement(f"{name}.nodeSelectorTerms[{t}]", tp))
         self.prefix([tp for tp, _ in terms], required)
         if terms:
             self.c.append(z3.Implies(required, terms[0][0]))
@@ -243,6 +247,16 @@ class _Builder:
         anti = [self.affinity_term(f"{name}.podAntiAffinity[{a}]") for a in range(self.b.affinity)]
         self.prefix([a.present for a in affinity])
         self.prefix([a.present for a in anti])
+        preferred = [
+            self.weighted_term(f"{name}.podAffinity.preferred[{a}]")
+            for a in range(self.b.preferred)
+        ]
+        preferred_anti = [
+            self.weighted_term(f"{name}.podAntiAffinity.preferred[{a}]")
+            for a in range(self.b.preferred)
+        ]
+        self.prefix([w.present for w in preferred])
+        self.prefix([w.present for w in preferred_anti])
         spread = []
         for s in range(self.b.spread):
             sp = self.boolean(f"{name}.topologySpreadConstraints[{s}]")
@@ -285,6 +299,9 @@ class _Builder:
             affinity=affinity,
             anti_affinity=anti,
             spread=spread,
+            term_fields=term_fields,
+            preferred_affinity=preferred,
+            preferred_anti_affinity=preferred_anti,
         )
 
     def container(self, name: str, cname: str, init: bool, always: bool) -> _Container:
@@ -335,6 +352,18 @@ class _Builder:
                 )
             )
 
+    def field_requirement(self, term: str, term_present: Any) -> _Requirement:
+        """A term's ``matchFields`` entry: ``metadata.name`` In or NotIn exactly one node name
+        (the only field, operators and count the API server accepts there)."""
+        name = f"{term}.matchFields[0]"
+        present = self.boolean(name)
+        self.count("exprs", present)
+        self.c.append(z3.Implies(present, term_present))
+        op = self.string(f"{name}.operator", ("In", "NotIn"))
+        value = self.string(f"{name}.values[0]", self.node_names)
+        return _Requirement(present, SStr(string_val(self.u.code("metadata.name"))), op,
+                            [(True, value)])  # fmt: skip
+
     def requirement(self, name: str, operators: Sequence[str]) -> _Requirement:
         present = self.boolean(name)
         self.count("exprs", present)
@@ -376,6 +405,13 @@ class _Builder:
         for p, _ in labels.entries.values():
             self.c.append(z3.Implies(p, present))
         return _Selector(present, labels, exprs)
+
+    def weighted_term(self, name: str) -> _WeightedTerm:
+        """A preferred term: its weight is 1..100 (the API server's range for it)."""
+        term = self.affinity_term(f"{name}.podAffinityTerm")
+        weight = self.integer(f"{name}.weight", 1, 100)
+        self.number(weight, term.present)
+        return _WeightedTerm(term.present, weight, term)
 
     def affinity_term(self, name: str) -> _AffinityTerm:
         present = self.boolean(name)

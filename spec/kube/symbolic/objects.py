@@ -46,6 +46,15 @@ class _AffinityTerm:
 
 
 @dataclass
+class _WeightedTerm:
+    """A preferred pod (anti-)affinity term: a weight in 1..100 and the term it weighs."""
+
+    present: Any
+    weight: Any
+    term: _AffinityTerm
+
+
+@dataclass
 class _Spread:
     present: Any
     max_skew: Any
@@ -121,6 +130,11 @@ class SymPod:
     affinity: list[_AffinityTerm]
     anti_affinity: list[_AffinityTerm]
     spread: list[_Spread]
+    term_fields: list[_Requirement] = field(default_factory=list)
+    """Each node selector term's ``matchFields`` requirement (``metadata.name`` In/NotIn one
+    node name), parallel to ``terms``."""
+    preferred_affinity: list[_WeightedTerm] = field(default_factory=list)
+    preferred_anti_affinity: list[_WeightedTerm] = field(default_factory=list)
 
 
 @dataclass

@@ -18,6 +18,7 @@ from schedspec.spec.kube.symbolic.objects import (
     _Container,
     _Map,
     _Selector,
+    _WeightedTerm,
 )
 
 _REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
@@ -113,11 +114,15 @@ class _SchedulerShape:
             }
         )
 
-    def pod_affinity(self, terms: list[_AffinityTerm]) -> SFun:
+    def pod_affinity(self, terms: list[_AffinityTerm], preferred: list[_WeightedTerm]) -> SFun:
+        weighted = [
+            (w.present, srecord(weight=w.weight, podAffinityTerm=self.pa_term(w.term)))
+            for w in preferred
+        ]
         return SFun(
             {
                 _REQUIRED: (True, _set_of([(t.present, self.pa_term(t)) for t in terms])),
-                _PREFERRED: (True, SSeq([])),
+                _PREFERRED: (True, SSeq(weighted)),
             }
         )
 
@@ -163,10 +168,17 @@ class _SchedulerShape:
                                 for e in exprs
                             ]
                         ),
-                        matchFields=SSet([]),
+                        matchFields=_set_of(
+                            [
+                                (
+                                    f.present,
+                                    srecord(key=f.key, operator=f.operator, values=SSeq(f.values)),
+                                )
+                            ]
+                        ),
                     ),
                 )
-                for tp, exprs in p.terms
+                for (tp, exprs), f in zip(p.terms, p.term_fields, strict=True)
             ]
         )
         node_affinity = SFun(
@@ -225,8 +237,10 @@ class _SchedulerShape:
                     ),
                     affinity=srecord(
                         nodeAffinity=node_affinity,
-                        podAffinity=self.pod_affinity(p.affinity),
-                        podAntiAffinity=self.pod_affinity(p.anti_affinity),
+                        podAffinity=self.pod_affinity(p.affinity, p.preferred_affinity),
+                        podAntiAffinity=self.pod_affinity(
+                            p.anti_affinity, p.preferred_anti_affinity
+                        ),
                     ),
                     containers=SSeq([(c.present, self.container(c, False)) for c in p.containers]),
                     initContainers=SSeq(

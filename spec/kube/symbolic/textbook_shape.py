@@ -12,6 +12,7 @@ from schedspec.spec.kube.symbolic.objects import (
     _AffinityTerm,
     _Container,
     _Selector,
+    _WeightedTerm,
 )
 from schedspec.spec.kube.symbolic.scheduler_shape import _fmap, _identified, _set_of
 
@@ -66,19 +67,21 @@ class _TextbookShape:
         )
 
     def pa_terms(self, terms: list[_AffinityTerm]) -> SSet:
-        return _set_of(
-            [
-                (
-                    t.present,
-                    srecord(
-                        TopologyKey=t.topology_key,
-                        Namespaces=SSet([(g, ns) for ns, g in t.namespaces.items()], True),
-                        LabelSelector=self.selector(t.selector),
-                    ),
-                )
-                for t in terms
-            ]
-        )
+        return _set_of([(t.present, self.pa_term(t)) for t in terms])
+
+    def weighted_terms(self, terms: list[_WeightedTerm]) -> SSet:
+        """The textbook's preferred terms: each term's record with its ``Weight`` beside."""
+        return _set_of([(w.present, self.pa_term(w.term, w.weight)) for w in terms])
+
+    def pa_term(self, t: _AffinityTerm, weight: Any = None) -> SFun:
+        fields: dict[str, Any] = {
+            "TopologyKey": t.topology_key,
+            "Namespaces": SSet([(g, ns) for ns, g in t.namespaces.items()], True),
+            "LabelSelector": self.selector(t.selector),
+        }
+        if weight is not None:
+            fields["Weight"] = weight
+        return srecord(**fields)
 
     def container(self, c: _Container) -> SFun:
         return srecord(Name=c.name, Resources=srecord(Required=self.resources(c.requests)))
@@ -100,10 +103,19 @@ class _TextbookShape:
                                 for e in exprs
                             ]
                         ),
-                        MatchFields=SSet([]),
+                        MatchFields=_set_of(
+                            [
+                                (
+                                    f.present,
+                                    srecord(
+                                        Key=f.key, Operator=f.operator, Value=_set_of(f.values)
+                                    ),
+                                )
+                            ]
+                        ),
                     ),
                 )
-                for tp, exprs in p.terms
+                for (tp, exprs), f in zip(p.terms, p.term_fields, strict=True)
             ]
         )
         return _identified(
@@ -134,9 +146,13 @@ class _TextbookShape:
                             Required=srecord(NodeSelectorTerms=terms),
                             Preferred=srecord(NodeSelectorTerms=SSet([])),
                         ),
-                        PodAffinity=srecord(Required=self.pa_terms(p.affinity), Preferred=SSet([])),
+                        PodAffinity=srecord(
+                            Required=self.pa_terms(p.affinity),
+                            Preferred=self.weighted_terms(p.preferred_affinity),
+                        ),
                         AntiPodAffinity=srecord(
-                            Required=self.pa_terms(p.anti_affinity), Preferred=SSet([])
+                            Required=self.pa_terms(p.anti_affinity),
+                            Preferred=self.weighted_terms(p.preferred_anti_affinity),
                         ),
                     ),
                 ),
