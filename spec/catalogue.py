@@ -8,10 +8,15 @@ its definitions cannot be evaluated at all (an unbound ``p``, ``False``, a term 
 requirement is expected), and the witness shows where. Part 2 compares the textbook with those
 spelling defects repaired (``bench/textbook_repaired.tla``), one query per rule of the reference
 (``kube-scheduler-semantics.md`` §2), narrowed by a ``where`` formula so that the witness shows
-that rule and not another. Every witness is minimal (fewest objects, then fewest slots, then the
-smallest numbers) and was replayed through ``schedspec.cluster.loads`` and the executable
-backend, whose verdicts are the ones printed. ``tests/spec/test_catalogue.py`` checks that the
-file is what this module generates.
+that rule and not another. A spelling defect is shown alone by putting the seed's text back into
+the repaired textbook (``Entry.put_back``); a conjunction the seed only implies is named by one
+added definition (``Entry.adds``). Each rule query takes ``p`` unbound and Pending, the pod the
+scheduler would try. The table at the top lists, for each of the reference's 44 divergences, the
+queries that show it and what Z3 answered, or why no query can (``NO_WITNESS``): a rule the
+textbook has no definition for, or a field the bounded cluster does not draw. Every witness is
+minimal (fewest objects, then fewest slots, then the smallest numbers) and was replayed through
+``schedspec.cluster.loads`` and the executable backend, whose verdicts are the ones printed.
+``tests/spec/test_catalogue.py`` checks that the file is what this module generates.
 """
 
 from __future__ import annotations
