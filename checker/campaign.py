@@ -154,11 +154,15 @@ class CampaignResult:
 
 
 def _strategy(
-    nodes: tuple[int, int], pods: tuple[int, int], name: str = "default"
+    nodes: tuple[int, int], pods: tuple[int, int], name: str = "default", spec: str = "scheduler"
 ) -> st.SearchStrategy[Objects]:
     """``default``: :func:`strategies.cluster_objects` of those sizes; ``preemption``:
     :func:`strategies.preemption_cluster_objects` (its own sizes: 1–4 nodes, up to 15 pods);
-    ``scoring``: :func:`strategies.scoring_cluster_objects` (2–6 nodes, up to 21 pods)."""
+    ``scoring``: :func:`strategies.scoring_cluster_objects` (2–6 nodes, up to 21 pods). A
+    ``spec`` given as a path (a user's own rules) also has the label keys and values its
+    definitions name drawn in (:func:`question.spec_terms`), as the pools' would otherwise never
+    make a rule over them false."""
+    from schedspec.checker.question import in_terms_of, spec_terms
     from schedspec.checker.strategies import (
         cluster_objects,
         preemption_cluster_objects,
@@ -166,12 +170,18 @@ def _strategy(
     )
 
     if name == "preemption":
-        return preemption_cluster_objects()
-    if name == "scoring":
-        return scoring_cluster_objects()
-    return cluster_objects(
-        min_nodes=nodes[0], max_nodes=nodes[1], min_pods=pods[0], max_pods=pods[1]
-    )
+        base = preemption_cluster_objects()
+    elif name == "scoring":
+        base = scoring_cluster_objects()
+    else:
+        base = cluster_objects(
+            min_nodes=nodes[0], max_nodes=nodes[1], min_pods=pods[0], max_pods=pods[1]
+        )
+    from schedspec.spec.load import BUNDLED, load_spec
+
+    if spec in BUNDLED:
+        return base
+    return in_terms_of(base, *spec_terms(load_spec(spec)))
 
 
 def _settings(examples: int, phases: Sequence[Phase]) -> settings:
@@ -231,7 +241,7 @@ def run_campaign(
 ) -> CampaignResult:
     """Check the ``corpus``, then ``examples`` generated clusters; see the module docstring."""
     checker = checker or Checker(spec)
-    strategy = strategy if strategy is not None else _strategy(nodes, pods)
+    strategy = strategy if strategy is not None else _strategy(nodes, pods, spec=spec)
     result = CampaignResult(spec, seed=seed, nodes=nodes, pods=pods)
     first: dict[str, Objects] = {}
     seeded: dict[str, Seed] = {}
@@ -327,7 +337,7 @@ def _work(part: _Part, progress: Callable[[int, int], None] | None = None) -> Ca
             part.spec,
             nodes=part.nodes,
             pods=part.pods,
-            strategy=_strategy(part.nodes, part.pods, part.strategy),
+            strategy=_strategy(part.nodes, part.pods, part.strategy, part.spec),
             checker=checker,
             progress=progress,
             shrink=part.shrink,

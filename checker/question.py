@@ -31,7 +31,16 @@ from schedspec.spec.load import LoadedSpec
 from schedspec.spec.values import render
 from schedspec.validate import label_key_problem, label_value_problem
 
-__all__ = ["FOCUS", "STRUCTURAL", "Outcomes", "Vacuous", "in_terms_of", "judge_vacuity", "terms"]
+__all__ = [
+    "FOCUS",
+    "STRUCTURAL",
+    "Outcomes",
+    "Vacuous",
+    "in_terms_of",
+    "judge_vacuity",
+    "spec_terms",
+    "terms",
+]
 
 _LABEL_MAPS = ("labels", "nodeSelector", "matchLabels")
 _KEY_FIELDS = ("key", "topologyKey")
@@ -65,6 +74,18 @@ def terms(spec: LoadedSpec, definition: str) -> tuple[tuple[str, ...], tuple[str
             keys.append(text)
         elif role == "value" and text and text not in LABEL_VALUES:
             values += [] if label_value_problem(text) else [text]
+    return tuple(keys), tuple(values)
+
+
+def spec_terms(spec: LoadedSpec) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The label keys and values any definition of ``spec`` names that the pools lack: what
+    ``crosscheck --spec PATH`` draws in, for a spec whose rules read keys of its own."""
+    keys: dict[str, None] = {}
+    values: dict[str, None] = {}
+    for d in spec.module.definitions:
+        k, v = terms(spec, d.name)
+        keys.update(dict.fromkeys(k))
+        values.update(dict.fromkeys(v))
     return tuple(keys), tuple(values)
 
 

@@ -240,3 +240,23 @@ def test_a_predicate_that_took_one_value_fails_the_campaign_unless_accepted(
     assert data["ScoreError"]["value"] == "FALSE" and data["ScoreError"]["verdict"] == "accepted"
     assert data["NodeNameOK"]["verdict"] == "structural"
     assert "TaintsOK" not in data  # took both values
+
+
+def test_a_spec_given_as_a_path_has_its_own_label_keys_drawn(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A user's rules that read a key the pools lack ("gpu"): a bug over it is found, because
+    the campaign draws clusters in the spec's own terms (checker/question.py's spec_terms)."""
+    real = (Path(__file__).parents[2] / "spec" / "kube" / "scheduler.tla").read_text("utf-8")
+    rule = "TaintsOK(p, n) ≝ ∀ x ∈ n.spec.taints : FilteringTaint(x) ⇒ Tolerated(p, x)"
+    assert real.count(rule) == 1
+    spec = tmp_path / "scheduler.tla"
+    mutant = rule.replace("≝ ∀", "≝ (∀") + ') ∧ "gpu" ∉ DOMAIN Labels(n)'
+    spec.write_text(real.replace(rule, mutant), "utf-8")
+    code, out, _ = run(
+        capsys, "crosscheck", "--spec", str(spec), "--examples", "30", "--seed", "1",
+        "--accept-vacuous", "all", "--no-shrink",
+    )  # fmt: skip
+    assert code == 1, out
+    row = re.search(r"^TaintsOK +(\d+) +(\d+) +(\d+)", out, re.M)
+    assert row and int(row[2]) > 0 and int(row[3]) == 0, out  # differs, and undeclared

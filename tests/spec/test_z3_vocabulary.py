@@ -69,6 +69,7 @@ def test_diff_where_strings_join_too() -> None:
     [
         ('p.metadata.labels["disktype"] = "ssd"', [("disktype", "key"), ("ssd", "value")]),
         ('"gpu" \\in DOMAIN n.metadata.labels', [("gpu", "key")]),
+        ('Labels(n)["gpu"] = "a100"', [("gpu", "key"), ("a100", "value")]),
         (
             'p.metadata.namespace \\in {"prod", "dev"}',
             [("prod", "namespace"), ("dev", "namespace")],

@@ -144,6 +144,17 @@ def literals(*nodes: A.Expr) -> list[tuple[str, str]]:
 
 
 _MAPS = ("labels", "nodeSelector", "matchLabels")
+_LABEL_ACCESSORS = ("Labels",)
+"""Definitions that return an object's labels (scheduler.tla's ``Labels(q)``)."""
+
+
+def _label_map(x: Any) -> bool:
+    """``x`` is a label map: a ``labels``/``nodeSelector``/``matchLabels`` field, ``Labels(q)``."""
+    if isinstance(x, A.Field):
+        return x.name in _MAPS
+    return isinstance(x, A.Apply) and x.name in _LABEL_ACCESSORS
+
+
 _RESOURCE_MAPS = ("allocatable", "capacity", "requests", "limits", "overhead")
 
 
@@ -162,14 +173,9 @@ def _role_beside(x: Any) -> str | None:
             return "value"
         if x.name in ENUMS:
             return x.name
-    if isinstance(x, A.Index) and isinstance(x.fn, A.Field) and x.fn.name in _MAPS:
+    if isinstance(x, A.Index) and _label_map(x.fn):
         return "value"
-    if (
-        isinstance(x, A.Unary)
-        and x.op is A.UnOp.DOMAIN
-        and isinstance(x.operand, A.Field)
-        and x.operand.name in _MAPS
-    ):
+    if isinstance(x, A.Unary) and x.op is A.UnOp.DOMAIN and _label_map(x.operand):
         return "key"
     return None
 
@@ -182,7 +188,7 @@ def _walk(x: Any, role: str) -> Iterator[tuple[str, str]]:
         yield from _walk(x.left, _role_beside(x.right) or "any")
         yield from _walk(x.right, _role_beside(x.left) or "any")
         return
-    if isinstance(x, A.Index) and isinstance(x.fn, A.Field) and x.fn.name in _MAPS:
+    if isinstance(x, A.Index) and _label_map(x.fn):
         yield from _walk(x.fn, "any")
         for a in x.args:
             yield from _walk(a, "key")
