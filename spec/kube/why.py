@@ -12,9 +12,10 @@ this module only chooses words. The summary line is kube-scheduler's ``FitError`
 
 from __future__ import annotations
 
+import copy
 from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from schedspec.cluster import Cluster, object_key
@@ -86,10 +87,13 @@ class Why:
     message: str
     best: tuple[str, ...]
     nodes: tuple[NodeWhy, ...]
+    bound_to: str = ""
+    """The node the pod is bound to, if it is: the answer is then for the pod as if pending."""
 
     def as_json(self) -> dict[str, Any]:
         return {
             "pod": self.pod,
+            "bound_to": self.bound_to or None,
             "priority": self.priority,
             "message": self.message,
             "best": list(self.best),
@@ -120,11 +124,15 @@ def explain_pod(spec: LoadedSpec, cluster: Cluster, pod: str) -> Why:
         raise UsageError(
             f"explain speaks kube-scheduler's rules: use --spec scheduler, not {spec.name}"
         )
+    obj = next((q for q in cluster.pods if object_key(q) == pod), None)
+    if obj is None:
+        known = ", ".join(sorted(object_key(q) for q in cluster.pods)[:10]) or "none"
+        raise UsageError(f"no pod {pod!r} in the cluster (pods: {known})")
+    bound_to = obj["spec"].get("nodeName") or ""
+    if bound_to:
+        cluster = _as_pending(cluster, pod)
     world = spec.view.build(cluster)
     spec.program.bind(world.constants)
-    if pod not in world.pods:
-        known = ", ".join(sorted(world.pods)[:10]) or "none"
-        raise UsageError(f"no pod {pod!r} in the cluster (pods: {known})")
     p = world.pods[pod]
     judge = _Judge(spec, world, p)
     weights = _weights(spec)
@@ -134,7 +142,22 @@ def explain_pod(spec: LoadedSpec, cluster: Cluster, pod: str) -> Why:
     except EvalError as err:
         raise UsageError(f"the spec failed to evaluate: {err.message} ({err.span})") from None
     ranked = _ranked(nodes)
-    return Why(pod, int(p["spec"]["priority"]), _message(nodes, best), best, tuple(ranked))
+    message = _message(nodes, best)
+    return Why(pod, int(p["spec"]["priority"]), message, best, tuple(ranked), bound_to)
+
+
+def _as_pending(cluster: Cluster, pod: str) -> Cluster:
+    """``cluster`` with ``pod`` unbound and Pending: kube-scheduler never schedules a bound pod,
+    and judging it where it stands would count it against itself (its own anti-affinity, its
+    own requests on its node)."""
+    pods = []
+    for q in cluster.pods:
+        if object_key(q) == pod:
+            q = copy.deepcopy(q)
+            q["spec"].pop("nodeName", None)
+            q.setdefault("status", {})["phase"] = "Pending"
+        pods.append(q)
+    return replace(cluster, pods=tuple(pods))
 
 
 # Score definition → (the plugin kube-scheduler names, the definition of its raw score or None)
@@ -458,6 +481,11 @@ _RULES: tuple[Callable[[_Judge, Fcn, Fcn], Reason | None], ...] = (
 def lines(why: Why) -> Iterator[str]:
     """The human rendering ``schedspec explain`` prints."""
     yield f"Pod {why.pod} (priority {why.priority})"
+    if why.bound_to:
+        yield (
+            f"  bound to {why.bound_to} (spec.nodeName): kube-scheduler does not schedule a bound "
+            "pod again; below, where it could go were it pending (itself not counted)"
+        )
     yield f"  {why.message}"
     width = max(len(n.node) for n in why.nodes) if why.nodes else 4
     for n in why.nodes:

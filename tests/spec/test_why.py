@@ -224,3 +224,17 @@ def test_a_feasible_node_shows_why_it_won_plugin_by_plugin(scheduler: LoadedSpec
     assert (won["InterPodAffinity"].score, lost["InterPodAffinity"].score) == (100, 0)
     data = why.as_json()["nodes"]["k8s-worker-b-2"]["scores"]["InterPodAffinity"]
     assert data == {"raw": -150, "score": 100, "weight": 2, "contribution": 200}
+
+
+def test_a_bound_pod_is_judged_as_if_pending_without_itself(scheduler: LoadedSpec) -> None:
+    # web-6c8d9f7b4d-2lvw8 is bound to k8s-worker-a-1; its required anti-affinity repels pods
+    # labelled app.kubernetes.io/name=web per hostname, a label it carries. Judged where it
+    # stands, its own term matched itself on k8s-worker-a-1 and NodeName rejected the other six.
+    cluster = load(EXAMPLES / "zonal-web.yaml")
+    why = explain_pod(scheduler, cluster, "shop/web-6c8d9f7b4d-2lvw8")
+    assert why.bound_to == "k8s-worker-a-1"
+    reasons = [r for n in why.nodes for r in n.reasons]
+    assert not any(r.plugin == "NodeName" for r in reasons)
+    assert not any("web-6c8d9f7b4d-2lvw8 on" in d for r in reasons for d in r.details)
+    assert "k8s-worker-a-1" in {n.node for n in why.nodes if n.feasible}
+    assert why.as_json()["bound_to"] == "k8s-worker-a-1"
