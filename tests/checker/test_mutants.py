@@ -208,6 +208,7 @@ def test_a_mutant_of_a_changed_source_is_refused(monkeypatch: pytest.MonkeyPatch
         "return untolerated_taint(pod, node) is None",
         "return untolerated_taint(pod, node) is None or False",
     )
-    monkeypatch.setattr(mut, "_source", lambda name: edited)
+    # patched where the applying code looks it up (``mutants.applying``), not the re-export
+    monkeypatch.setattr(mut.applying, "_source", lambda name: edited)
     with pytest.raises(RuntimeError, match="changed since it was imported"):
         run_in_child(m, lambda: taint_toleration.fits(_pod(), _tainted_node()))

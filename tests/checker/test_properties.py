@@ -105,7 +105,7 @@ def preemption_clusters(draw: st.DrawFn) -> Cluster:
 
 
 def clusters() -> st.SearchStrategy[Cluster]:
-    """The shared strategies (checker/strategies.py), and now and then a preemption cluster."""
+    """The shared strategies (checker/strategies/), and now and then a preemption cluster."""
     return st.one_of(shared_clusters(max_nodes=4, max_pods=6), preemption_clusters())
 
 
