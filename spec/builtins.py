@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from schedspec.spec.values import Closure, Fcn, Value, kind_of, render
+from schedspec.validate import label_key_problem, label_value_problem
 
 __all__ = ["BUILTINS", "CONSTANTS", "Builtin", "BuiltinError", "InfiniteSet", "is_int", "to_int"]
 
@@ -49,6 +50,18 @@ def is_int(v: Value) -> bool:
     if isinstance(v, int):
         return True
     return isinstance(v, str) and bool(_INT64.match(v)) and _INT64_MIN <= int(v) <= _INT64_MAX
+
+
+def is_label_key(v: Value) -> bool:
+    """A string apimachinery's ``validateLabelKey`` accepts: a qualified name (``name`` or
+    ``prefix/name``, the prefix a DNS subdomain, the name 1–63 alphanumerics, ``-``, ``_``,
+    ``.``, alphanumeric at both ends)."""
+    return isinstance(v, str) and label_key_problem(v) is None
+
+
+def is_label_value(v: Value) -> bool:
+    """A string ``validateLabelValue`` accepts: empty, or 1–63 characters as a name's."""
+    return isinstance(v, str) and label_value_problem(v) is None
 
 
 def to_int(v: Value) -> int:
@@ -282,6 +295,8 @@ BUILTINS: dict[str, Builtin] = {
         Builtin("Append", 2, 2, lambda s, e: (*_seq("Append", s), e), "sequence with e at the end"),
         Builtin("IsInt", 1, 1, is_int, "an integer or a base-10 int64 string (Go ParseInt)"),
         Builtin("ToInt", 1, 1, to_int, "the integer of IsInt's argument"),
+        Builtin("IsLabelKey", 1, 1, is_label_key, "a valid label key (labels.NewRequirement)"),
+        Builtin("IsLabelValue", 1, 1, is_label_value, "a valid label value ('' allowed)"),
         Builtin("FoldLeft", 3, 3, _fold_left, "FoldLeft(Op, b, s): Op(Op(b, s[1]), s[2])…"),
         Builtin("SortSet", 2, 2, _sort_set, "SortSet(S, Less): S as a sequence ordered by Less"),
         Builtin("SumBy", 3, 3, _sum_by, "SumBy(F, K, S): [k ↦ Σ F(x) over x ∈ S with K(x) = k]"),

@@ -165,7 +165,9 @@ _BUILTIN_RESULTS: dict[str, Kind] = {
     **dict.fromkeys(("Tail", "Append", "SortSet"), Kind.SEQUENCE),
     "SumBy": Kind.RECORD,
     "GroupBy": Kind.RECORD,
-    **dict.fromkeys(("IsInt", "StartsWith", "Contains"), Kind.BOOLEAN),
+    **dict.fromkeys(
+        ("IsInt", "IsLabelKey", "IsLabelValue", "StartsWith", "Contains"), Kind.BOOLEAN
+    ),
 }
 
 _CONSTANT_ELEMENTS = {"Int": Kind.INTEGER, "Nat": Kind.INTEGER, "BOOLEAN": Kind.BOOLEAN,

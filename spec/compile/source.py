@@ -846,8 +846,8 @@ _FLAT = (
 )  # fmt: skip
 # Built-ins that do not walk a collection (one that does is worth its definition's memo).
 _FLAT_BUILTINS = frozenset(
-    {"Cardinality", "Len", "Head", "Tail", "Append", "IsInt", "ToInt", "StartsWith", "Contains",
-     "FloatScale"}
+    {"Cardinality", "Len", "Head", "Tail", "Append", "IsInt", "ToInt", "IsLabelKey",
+     "IsLabelValue", "StartsWith", "Contains", "FloatScale"}
 )  # fmt: skip
 _INLINE_NODES = 40
 

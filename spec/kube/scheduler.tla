@@ -73,11 +73,18 @@ Without(W, n, S) ≝ [m ∈ DOMAIN W ↦ IF m = NodeName(n) THEN W[m] \ S ELSE W
 \* A nil selector (the field absent) matches nothing; {} matches everything.
 \* ======================================================================
 
+\* LabelSelectorAsSelector builds one NewRequirement per matchLabels entry
+\* (Equals, one value) and per match expression; each checks the key's and
+\* every value's label syntax, so a selector the API server would refuse
+\* (a hand-written manifest may hold one) fails to convert.
 SelectorValid(s) ≝
-  ∀ r ∈ s.matchExpressions :
-    CASE r.operator ∈ {"In", "NotIn"}           → r.values ≠ {}
-      [] r.operator ∈ {"Exists", "DoesNotExist"} → r.values = {}
-      [] OTHER                                   → FALSE
+  ∧ ∀ k ∈ DOMAIN s.matchLabels : IsLabelKey(k) ∧ IsLabelValue(s.matchLabels[k])
+  ∧ ∀ r ∈ s.matchExpressions :
+      ∧ IsLabelKey(r.key)
+      ∧ ∀ v ∈ r.values : IsLabelValue(v)
+      ∧ CASE r.operator ∈ {"In", "NotIn"}           → r.values ≠ {}
+          [] r.operator ∈ {"Exists", "DoesNotExist"} → r.values = {}
+          [] OTHER                                   → FALSE
 
 SelectorRequirementOK(r, L) ≝
   CASE r.operator = "In"           → r.key ∈ DOMAIN L ∧ L[r.key] ∈ r.values
@@ -143,11 +150,15 @@ UntoleratedTaints(p, n) ≝ {x ∈ n.spec.taints : FilteringTaint(x) ∧ ¬Toler
 \* parse is skipped, the rest ORed; nodeSelectorRequirementsAsFieldSelector)
 \* ======================================================================
 
+\* labels.NewRequirement: the key's and every value's label syntax (so a Gt
+\* value "-1" parses as an integer and is still refused), then the counts.
 NodeRequirementValid(r) ≝
-  CASE r.operator ∈ {"In", "NotIn"}           → Len(r.values) > 0
-    [] r.operator ∈ {"Exists", "DoesNotExist"} → Len(r.values) = 0
-    [] r.operator ∈ {"Gt", "Lt"}               → Len(r.values) = 1 ∧ IsInt(r.values[1])
-    [] OTHER                                   → FALSE
+  ∧ IsLabelKey(r.key)
+  ∧ ∀ i ∈ DOMAIN r.values : IsLabelValue(r.values[i])
+  ∧ CASE r.operator ∈ {"In", "NotIn"}           → Len(r.values) > 0
+      [] r.operator ∈ {"Exists", "DoesNotExist"} → Len(r.values) = 0
+      [] r.operator ∈ {"Gt", "Lt"}               → Len(r.values) = 1 ∧ IsInt(r.values[1])
+      [] OTHER                                   → FALSE
 
 NodeRequirementOK(r, L) ≝
   CASE r.operator = "In"           → r.key ∈ DOMAIN L ∧ L[r.key] ∈ Elems(r.values)

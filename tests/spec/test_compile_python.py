@@ -185,6 +185,18 @@ VALUE_CASES: list[tuple[str, str, Value]] = [
     ("toint-42", 'F == ToInt("42")', 42),
     ("toint-minus-7", 'F == ToInt("-7")', -7),
     ("toint-integer", "F == ToInt(5)", 5),
+    # IsLabelKey / IsLabelValue: apimachinery's validateLabelKey / validateLabelValue
+    ("labelkey-plain", 'F == IsLabelKey("app")', True),
+    ("labelkey-prefixed", 'F == IsLabelKey("topology.kubernetes.io/zone")', True),
+    ("labelkey-space", 'F == IsLabelKey("Bad Key!")', False),
+    ("labelkey-empty", 'F == IsLabelKey("")', False),
+    ("labelkey-two-slashes", 'F == IsLabelKey("a/b/c")', False),
+    ("labelkey-64-chars", f'F == IsLabelKey("{"a" * 64}")', False),
+    ("labelvalue-empty", 'F == IsLabelValue("")', True),
+    ("labelvalue-dots", 'F == IsLabelValue("v1.2_x-y")', True),
+    ("labelvalue-negative", 'F == IsLabelValue("-1")', False),
+    ("labelvalue-slash", 'F == IsLabelValue("a/b")', False),
+    ("labelvalue-integer", "F == IsLabelValue(1)", False),
 ]
 
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import z3
 
 from schedspec.spec import ast as A
-from schedspec.spec.builtins import BUILTINS, is_int
+from schedspec.spec.builtins import BUILTINS, is_int, is_label_key, is_label_value
 from schedspec.spec.compile.z3.equality import _z3int
 from schedspec.spec.compile.z3.errors import Z3Unsupported
 from schedspec.spec.compile.z3.floats import FLOAT_KERNELS
@@ -172,6 +172,19 @@ def _b_is_int(c: Compiler, node: A.Apply, args: list[SVal]) -> SVal:
     return _string_table(c, v, is_int)
 
 
+def _string_kind(pred: Callable[[str], bool]) -> Callable[[Compiler, A.Apply, list[SVal]], SVal]:
+    """A predicate on strings (``IsLabelKey``): FALSE on any other value, and on a symbolic
+    string the disjunction of the universe's strings it holds for."""
+
+    def build(c: Compiler, node: A.Apply, args: list[SVal]) -> SVal:
+        v = args[0]
+        if kind(v) != "string":
+            return False
+        return _string_table(c, v, pred)
+
+    return build
+
+
 def _b_to_int(c: Compiler, node: A.Apply, args: list[SVal]) -> SVal:
     v = args[0]
     if _is_int(v):
@@ -316,6 +329,8 @@ _BUILTINS: dict[str, Callable[[Compiler, A.Apply, list[SVal]], SVal]] = {
     "Append": _b_append,
     "IsInt": _b_is_int,
     "ToInt": _b_to_int,
+    "IsLabelKey": _string_kind(is_label_key),
+    "IsLabelValue": _string_kind(is_label_value),
     "StartsWith": _strings2("StartsWith", lambda s, p: s.startswith(p)),
     "Contains": _strings2("Contains", lambda s, p: p in s),
     "SumBy": _b_sum_by,
