@@ -141,7 +141,10 @@ def _shared_host_port(context: Context, d: Disagreement) -> bool:
 
 def _refused_by_api_validation(context: Context, d: Disagreement) -> bool:
     return isinstance(d.oracle, str) and (
-        "Invalid value" in d.oracle or "Required value" in d.oracle or "Unsupported" in d.oracle
+        "Invalid value" in d.oracle
+        or "Required value" in d.oracle
+        or "Unsupported" in d.oracle
+        or "Forbidden" in d.oracle
     )
 
 
@@ -192,10 +195,12 @@ DECLARED: tuple[Declared, ...] = (
     Declared(
         "Admitted.lenientValidation",
         frozenset({"Admitted"}),
-        "schedspec's loader accepts a few shapes the API server's ValidatePodCreate refuses "
-        "(Gt/Lt with other than one value, an unknown selector operator such as the seed's "
-        '"Exits") so that what the scheduler would do with them can be studied; the real '
-        "scheduler is only ever shown validated objects, so the oracle refuses them",
+        "schedspec's loader accepts, with a warning, a few shapes the API server's "
+        "ValidatePodCreate refuses (Gt/Lt with other than one value, an unknown selector "
+        'operator such as the seed\'s "Exits", In/NotIn without values, values beside Exists, '
+        "keys or values that are not label syntax, a matchFields key other than metadata.name) "
+        "so that what the scheduler would do with them can be studied — spec and impl agree on "
+        "them; the real scheduler is only ever shown validated objects, so the oracle refuses them",
         _refused_by_api_validation,
     ),
 )

@@ -8,8 +8,9 @@ values) cannot be built upstream; here it compiles to ``NOTHING`` (the loader wa
 Node selector terms follow component-helpers v0.34.0 ``nodeaffinity.LazyErrorNodeSelector``:
 terms are ORed, requirements within a term ANDed; an empty term matches nothing; a term with a
 requirement that fails to parse (``labels.NewRequirement``: Gt/Lt need exactly one int64 value,
-In/NotIn at least one value, keys and values label syntax; matchFields only ``metadata.name``
-In/NotIn with exactly one value) is skipped, so other terms may still match.
+In/NotIn at least one value, keys and values label syntax; matchFields In/NotIn with exactly one
+value, any key, a key other than ``metadata.name`` reading "") is skipped, so other terms may
+still match.
 """
 
 from __future__ import annotations
@@ -143,12 +144,16 @@ def _requirement(key: str, op: str, values: tuple[str, ...]) -> _Req | None:
 
 
 def label_selector_error(selector: LabelSelector | None) -> str | None:
-    """Why ``metav1.LabelSelectorAsSelector`` refuses ``selector`` (None: it converts). Its
-    first refused match expression decides: an unknown operator, then ``NewRequirement``'s
-    checks. The spec's twin, ``SelectorValid``, checks operators and value counts only, not the
-    key and value syntax checked here."""
+    """Why ``metav1.LabelSelectorAsSelector`` refuses ``selector`` (None: it converts): a
+    ``matchLabels`` entry ``NewRequirement(key, Equals, [value])`` refuses, then the first
+    refused match expression (an unknown operator, then ``NewRequirement``'s checks). The
+    spec's twin is ``SelectorValid``."""
     if selector is None:
         return None
+    for key, value in sorted(selector.match_labels.items()):
+        why = _requirement_error(key, "In", (value,))
+        if why is not None:
+            return why
     for e in selector.match_expressions:
         if e.operator not in ("In", "NotIn", "Exists", "DoesNotExist"):
             return f"{e.operator!r} is not a valid label selector operator"
@@ -187,12 +192,20 @@ class CompiledTerm:
         for r in self.exprs:
             if not r.matches(labels):
                 return False
-        fields = {"metadata.name": node_name}
-        return all(r.matches(fields) for r in self.fields)
+        return all(
+            (_node_field(node_name, r.key) in r.values) == (r.op == "In") for r in self.fields
+        )
+
+
+def _node_field(node_name: str, key: str) -> str:
+    """``fields.Set.Get`` on a node's fields: ``metadata.name``, else ""."""
+    return node_name if key == "metadata.name" else ""
 
 
 def _field_requirement(r: NodeSelectorRequirement) -> _Req | None:
-    if r.key != "metadata.name" or r.operator not in ("In", "NotIn") or len(r.values) != 1:
+    """``nodeSelectorRequirementsAsFieldSelector``: In/NotIn with exactly one value; the key is
+    not checked (a node's only field is ``metadata.name``; any other reads "")."""
+    if r.operator not in ("In", "NotIn") or len(r.values) != 1:
         return None
     return _Req(r.key, r.operator, frozenset(r.values))
 

@@ -29,7 +29,7 @@ from dataclasses import replace
 from typing import Any
 
 from schedspec.impl.api import Node, Pod
-from schedspec.impl.api.selectors import NOTHING
+from schedspec.impl.api.selectors import NOTHING, label_selector_error
 from schedspec.impl.framework.args import check_fields, get_bool, get_int
 from schedspec.impl.framework.cycle_state import CycleState
 from schedspec.impl.framework.events import (
@@ -81,6 +81,32 @@ def _merge_namespaces(term: AffinityTerm, namespaces: _Namespaces) -> AffinityTe
         return term
     selected = {n for n, labels in namespaces.items() if term.namespace_selector.matches(labels)}
     return replace(term, namespaces=term.namespaces | selected, namespace_selector=NOTHING)
+
+
+def parse_error(pod: Pod) -> str | None:
+    """Why upstream's ``framework.NewPodInfo`` fails on ``pod`` (None: it parses): a label or
+    namespace selector of any of its pod (anti-)affinity terms, required or preferred, that
+    ``metav1.LabelSelectorAsSelector`` refuses. Named as ``PodInfo.Update`` names them."""
+    aff = pod.affinity
+    if aff is None:
+        return None
+    lists = (
+        ("requiredAffinityTerms", aff.pod_affinity, False),
+        ("requiredAntiAffinityTerms", aff.pod_anti_affinity, False),
+        ("preferredAffinityTerms", aff.pod_affinity, True),
+        ("preferredAntiAffinityTerms", aff.pod_anti_affinity, True),
+    )
+    for name, kind, preferred in lists:
+        if kind is None:
+            continue
+        terms = [w.term for w in kind.preferred] if preferred else list(kind.required)
+        for t in terms:
+            why = label_selector_error(t.label_selector) or label_selector_error(
+                t.namespace_selector
+            )
+            if why is not None:
+                return f"{name}: {why}"
+    return None
 
 
 def _incoming(pod: Pod, namespaces: _Namespaces) -> PodInfo:
@@ -240,7 +266,9 @@ def fits_on(
 ) -> Callable[[NodeInfo], bool]:
     """:func:`fits` for ``pod`` on each node in turn: the term counts per topology pair depend on
     the pod and ``all_nodes`` only, so they are made once (PreFilter) and each call filters one
-    node."""
+    node. A pod whose terms do not parse fits nowhere (PreFilter rejects it)."""
+    if parse_error(pod) is not None:
+        return lambda node_info: False
     with_anti = [n for n in all_nodes if n.pods_with_required_anti_affinity]
     s = _pre_filter_state(pod, all_nodes, with_anti, namespaces or {})
     return lambda node_info: node_info.node is not None and _filter(s, node_info.node) is None
@@ -330,6 +358,9 @@ class InterPodAffinity:
     def pre_filter(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> tuple[PreFilterResult | None, Status | None]:
+        why = parse_error(pod)
+        if why is not None:  # NewPodInfo, before any Skip (filtering.go PreFilter)
+            return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (f"parsing pod: {why}",))
         lister = self._handle.snapshot_shared_lister()
         with_anti = lister.have_pods_with_required_anti_affinity_list()
         aff = pod.affinity
