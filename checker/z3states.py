@@ -66,7 +66,7 @@ __all__ = [
     "z3_states",
 ]
 
-FORMAT = 3  # bump when the queries change: it is part of the cache key
+FORMAT = 4  # bump when the queries or the symbolic cluster change: part of the cache key
 DEFAULT_BOUNDS = Bounds(nodes=2, pods=3, taints=1, tolerations=1, term_values=1)
 ROOTS = ("NodeStatus", "Feasible")
 _POD, _NODE, _PLACEMENT = {"p", "q"}, {"n", "m"}, {"W"}

@@ -261,7 +261,7 @@ class _Builder:
         for s in range(self.b.spread):
             sp = self.boolean(f"{name}.topologySpreadConstraints[{s}]")
             self.count("terms", sp)
-            skew = self.integer(f"{name}.topologySpreadConstraints[{s}].maxSkew", 1)
+            skew = self.integer(f"{name}.topologySpreadConstraints[{s}].maxSkew", 1, 2**31 - 1)
             self.number(skew)
             spread.append(
                 _Spread(
