@@ -34,6 +34,7 @@ from schedspec.checker.strategies.pools import (
 )
 from schedspec.checker.strategies.primitives import _Choices, _label_keys_beside, _labels, _selector
 from schedspec.checker.strategies.quantities import _MI, request_vector, spell_quantity
+from schedspec.checker.strategies.warned import warned_field, warned_requirement
 
 
 def _requests(ch: _Choices) -> dict[str, str]:
@@ -126,14 +127,15 @@ def _node_requirement(ch: _Choices, node_names: Sequence[str]) -> Obj:
     operator = ch.one(("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"))
     if operator in ("Gt", "Lt"):
         key = NUMERIC_LABEL_KEY if not ch.chance(10) else key
-        return {"key": key, "operator": operator, "values": [ch.one(("1", "2", "4", "8"))]}
-    req: Obj = {"key": key, "operator": operator}
+        req: Obj = {"key": key, "operator": operator, "values": [ch.one(("1", "2", "4", "8"))]}
+        return warned_requirement(ch, req, node=True)
+    req = {"key": key, "operator": operator}
     if operator in ("In", "NotIn"):
         pool = {ZONE: list(ZONES), REGION: sorted(set(ZONES.values())),
                 HOSTNAME: list(node_names) or ["node-0"],
                 NUMERIC_LABEL_KEY: list(NUMERIC_LABEL_VALUES)}.get(key, LABEL_VALUES)  # fmt: skip
         req["values"] = ch.subset(pool, 1, 2)
-    return req
+    return warned_requirement(ch, req, node=True)
 
 
 def _node_term(ch: _Choices, node_names: Sequence[str]) -> Obj:
@@ -143,8 +145,8 @@ def _node_term(ch: _Choices, node_names: Sequence[str]) -> Obj:
         term["matchExpressions"] = [_node_requirement(ch, node_names) for _ in range(count or 1)]
     if ch.chance(15):
         name = ch.one((*node_names, "node-gone"))
-        term["matchFields"] = [{"key": "metadata.name", "operator": ch.one(("In", "NotIn")),
-                                "values": [name]}]  # fmt: skip
+        field = {"key": "metadata.name", "operator": ch.one(("In", "NotIn")), "values": [name]}
+        term["matchFields"] = [warned_field(ch, field)]
     return term
 
 

@@ -9,6 +9,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from schedspec.checker.strategies.pools import LABEL_KEYS, LABEL_VALUES, Obj
+from schedspec.checker.strategies.warned import warned_requirement
 
 
 class _Choices:
@@ -74,7 +75,7 @@ def _label_requirement(ch: _Choices) -> Obj:
     req: Obj = {"key": ch.one(LABEL_KEYS), "operator": operator}
     if operator in ("In", "NotIn"):
         req["values"] = ch.subset(LABEL_VALUES, 1, 2)
-    return req
+    return warned_requirement(ch, req)
 
 
 def _selector_keys(selector: Mapping[str, Any]) -> set[str]:
