@@ -59,8 +59,11 @@ def run_solver_command(args: argparse.Namespace, out: TextIO) -> int:
             minimize=args.minimize,
             count=args.all,
             timeout=args.timeout,
+            where=args.where,
         )
         source = f"schedspec diff {args.spec_a} {args.spec_b} --predicate {args.predicate}"
+        if args.where:
+            source += f" --where {args.where!r}"
         codes = {"sat": 1, "unsat": 0}
     written = write(answer, args.out, source=source) if args.out and answer.witnesses else []
     if args.json:
@@ -77,6 +80,9 @@ def _print(answer: Answer, command: str, written: list[str], out: TextIO) -> Non
     for note in answer.notes:
         print(f"note: {note}", file=out)
     if answer.result == "unknown":
+        if answer.message.startswith("nothing was compared"):
+            print(f"unknown: {answer.message} ({answer.seconds:.1f}s)", file=out)
+            return
         hint = "; raise --timeout or lower the bounds"
         if "(see the notes)" in answer.message or "float64 rounding" in answer.message:
             hint = ""

@@ -6,6 +6,8 @@ Before, all three printed a plain `unsat` (the catalogue's own §2 #22 query was
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from schedspec.cli import main
@@ -44,3 +46,15 @@ def test_a_where_no_cluster_satisfies_compares_nothing() -> None:
 def test_a_where_that_errs_everywhere_is_a_usage_error() -> None:
     with pytest.raises(UsageError, match="--where cannot be evaluated"):
         diff("scheduler", "scheduler", "TaintsOK", "Feasible", where=ELEMS_OF_A_SET)
+
+
+def test_the_cli_passes_where_on(capsys: pytest.CaptureFixture[str]) -> None:
+    """`schedspec diff --where` was parsed and then dropped: every diff compared all clusters."""
+    argv = ["diff", "scheduler", "scheduler", "--predicate", "TaintsOK"]
+    assert main([*argv, "--where", "Len(p.spec.containers) = 0"]) == 3
+    assert capsys.readouterr().out.startswith("unknown: nothing was compared")
+    narrowed = '\\A x \\in n.spec.taints : x.effect = "PreferNoSchedule"'
+    textbook = ["diff", "textbook", "scheduler", "--predicate", "FilterTaints=TaintsOK", "--json"]
+    assert main([*textbook, "--where", narrowed]) == 1
+    (node,) = [o for o in json.loads(capsys.readouterr().out)["objects"] if o["kind"] == "Node"]
+    assert all(t["effect"] == "PreferNoSchedule" for t in node["spec"]["taints"])
