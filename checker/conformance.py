@@ -15,7 +15,7 @@ both verdicts. The pytest plugin (:mod:`schedspec.checker.pytest_plugin`) wraps 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -88,19 +88,27 @@ def agree(
     seed: int = 0,
     strategy: st.SearchStrategy[list[dict[str, Any]]] | None = None,
     accept_vacuous: bool = False,
+    keys: Iterable[str] = (),
+    values: Iterable[str] = (),
 ) -> None:
     """Raise :class:`Disagreed` (shrunk) unless ``definition`` and ``impl`` agree on
     ``examples`` generated clusters, and :class:`Vacuous` when ``definition`` took one value on
     every pair checked (unless ``accept_vacuous``). The default strategy draws the label keys
-    and values the definition names (:func:`schedspec.checker.question.terms`)."""
+    and values the definition names (:func:`schedspec.checker.question.terms`) and ``keys`` and
+    ``values``: those your plugin is configured with (its arguments), which the definition may
+    not name."""
     loaded = spec if isinstance(spec, LoadedSpec) else load_spec(str(spec), view)
     if not loaded.program.has(definition):
         raise ValueError(f"{loaded.file}: no definition {definition!r}")
     if strategy is None:
         from schedspec.checker.strategies import cluster_objects
 
-        keys, values = terms(loaded, definition)
-        strategy = in_terms_of(cluster_objects(), keys, values)
+        named_keys, named_values = terms(loaded, definition)
+        strategy = in_terms_of(
+            cluster_objects(),
+            dict.fromkeys([*named_keys, *keys]),
+            dict.fromkeys([*named_values, *values]),
+        )
     outcomes = Outcomes(definition)
 
     @hypothesis_seed(seed)

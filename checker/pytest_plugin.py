@@ -1,9 +1,11 @@
 """The schedspec pytest plugin (entry point ``schedspec`` in ``pytest11``): fixtures to run the
 checker's comparisons from your own test suite.
 
-- ``schedspec_agree(definition, impl, spec=…, view=…, strategy=…)``: compare a spec definition
-  over (pod, node) with your plugin's verdict function on generated clusters
-  (:func:`schedspec.checker.conformance.agree`); fails with the shrunk cluster as YAML.
+- ``schedspec_agree(definition, impl, spec=…, view=…, strategy=…, keys=…, values=…)``: compare
+  a spec definition over (pod, node) with your plugin's verdict function on generated clusters
+  (:func:`schedspec.checker.conformance.agree`), drawn in the definition's own label keys and
+  values and in ``keys``/``values`` your plugin is configured with; fails with the shrunk
+  cluster as YAML.
 - ``schedspec_checker``: a session-wide :class:`~schedspec.checker.differential.Checker` for the
   bundled ``scheduler.tla`` (``checker.check(cluster).undeclared`` should be empty).
 - ``schedspec_examples`` / ``schedspec_seed``: from ``--schedspec-examples N`` (default 100) and

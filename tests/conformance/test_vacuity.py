@@ -58,3 +58,23 @@ def test_the_faithful_plugin_passes_and_the_rule_took_both_values(
     schedspec_agree: Callable[..., None],
 ) -> None:
     schedspec_agree("GpuGuardOK", gpu_guard, spec=GPU_GUARD)
+
+
+def ignores_accelerator(state: ImplState, pod: Pod, node_info: NodeInfo) -> bool:
+    """NodeSelector as a plugin configured with ``labelKey: accelerator`` might get it wrong:
+    it skips its own key."""
+    assert node_info.node is not None
+    labels = node_info.node.labels
+    wanted = pod.node_selector or {}
+    return all(labels.get(k) == v for k, v in wanted.items() if k != "accelerator")
+
+
+def test_the_plugins_own_arguments_are_drawn_in_too(
+    schedspec_agree: Callable[..., None],
+) -> None:
+    """NodeSelectorOK names no label key, so only the plugin's argument brings "accelerator"
+    into the clusters; without it the bug is never drawn."""
+    schedspec_agree("NodeSelectorOK", ignores_accelerator)  # the pools never hold the key
+    with pytest.raises(Disagreed) as caught:
+        schedspec_agree("NodeSelectorOK", ignores_accelerator, keys=["accelerator"])
+    assert "accelerator" in str(caught.value)
