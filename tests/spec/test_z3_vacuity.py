@@ -56,5 +56,8 @@ def test_the_cli_passes_where_on(capsys: pytest.CaptureFixture[str]) -> None:
     narrowed = '\\A x \\in n.spec.taints : x.effect = "PreferNoSchedule"'
     textbook = ["diff", "textbook", "scheduler", "--predicate", "FilterTaints=TaintsOK", "--json"]
     assert main([*textbook, "--where", narrowed]) == 1
-    (node,) = [o for o in json.loads(capsys.readouterr().out)["objects"] if o["kind"] == "Node"]
+    (witness,) = json.loads(capsys.readouterr().out)["witnesses"]
+    n = witness["bindings"]["n"]
+    (node,) = [o for o in witness["objects"] if o["kind"] == "Node" and o["metadata"]["name"] == n]
+    assert node["spec"]["taints"]  # the textbook rejects it for a taint TaintsOK ignores
     assert all(t["effect"] == "PreferNoSchedule" for t in node["spec"]["taints"])
