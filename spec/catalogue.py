@@ -288,8 +288,11 @@ def _spec(entry: Entry, base: str, scratch: Path) -> str:
     return str(path)
 
 
-def _section(entry: Entry, textbook: str, bounds: Bounds, pending: bool = False) -> list[str]:
-    """``pending``: only a pod the scheduler would try, unbound and Pending, is ``p``."""
+def _section(
+    entry: Entry, textbook: str, bounds: Bounds, pending: bool = False
+) -> tuple[list[str], str]:
+    """The entry's section and what Z3 answered (sat, unsat, unknown). ``pending``: only a pod
+    the scheduler would try, unbound and Pending, is ``p``."""
     if pending:
         entry = replace(entry, where=f"{PENDING} /\\ {entry.where}" if entry.where else PENDING)
     if entry.bounds:
@@ -315,14 +318,14 @@ def _section(entry: Entry, textbook: str, bounds: Bounds, pending: bool = False)
         out += [f"{only}`{entry.where}`.", ""]
     if answer.result != "sat":
         out += [f"**{answer.result}**: {answer.message}", ""]
-        return out
+        return out, answer.result
     (w,) = answer.witnesses
     out += [f"Pod `{w.bindings['p']}`, node `{w.bindings['n']}`:", ""]
     out += ["| definition | verdict |", "|---|---|"]
     for name, verdict in w.verdicts.items():
         out.append(f"| `{name}` | {verdict.replace('|', '/')} |")
     out += ["", "```yaml", w.yaml().rstrip(), "```", ""]
-    return out
+    return out, answer.result
 
 
 def _coverage(shown: list[tuple[Entry, str]]) -> list[str]:
@@ -345,19 +348,19 @@ def render(bounds: Bounds | None = None) -> str:
     shown: list[tuple[Entry, str]] = []
     part1: list[str] = []
     for e in FAITHFUL:
-        section = _section(e, "textbook", bounds)
-        shown.append((e, _result(section)))
+        section, result = _section(e, "textbook", bounds)
+        shown.append((e, result))
         part1 += section
     part2: list[str] = []
     with tempfile.TemporaryDirectory(prefix="schedspec-catalogue-") as tmp:
         scratch = Path(tmp)
         for e in ENTRIES:
             spec = _spec(e, REPAIRED, scratch)
-            section = _section(e, spec, bounds, pending=True)
+            section, result = _section(e, spec, bounds, pending=True)
             if spec != REPAIRED:
                 name = "textbook (put back)" if e.put_back else "textbook (added to)"
                 section = [line.replace(spec, name) for line in section]
-            shown.append((e, _result(section)))
+            shown.append((e, result))
             part2 += section
     lines = [
         "# Textbook vs real: the divergence catalogue",
@@ -376,13 +379,6 @@ def render(bounds: Bounds | None = None) -> str:
         *part2,
     ]
     return "\n".join(lines).replace(REPAIRED, "textbook (repaired)").rstrip() + "\n"
-
-
-def _result(section: list[str]) -> str:
-    for line in section:
-        if line.startswith("**") and "**:" in line:
-            return line[2 : line.index("**:")]
-    return "sat"
 
 
 if __name__ == "__main__":

@@ -113,7 +113,8 @@ def _valid_value(v: str) -> bool:
 
 
 def _requirement_error(key: str, op: str, values: tuple[str, ...]) -> str | None:
-    """Why ``labels.NewRequirement`` refuses ``key op values`` (its field errors, shortened)."""
+    """Why ``labels.NewRequirement`` refuses ``key op values`` (its field errors, shortened).
+    The spec's twins: ``NodeRequirementValid``, and ``SelectorValid`` per requirement."""
     if not _valid_key(key):
         return f"key: Invalid value: {key!r}: not a qualified label name"
     bad = [v for v in values if not _valid_value(v)]

@@ -86,7 +86,8 @@ def _merge_namespaces(term: AffinityTerm, namespaces: _Namespaces) -> AffinityTe
 def parse_error(pod: Pod) -> str | None:
     """Why upstream's ``framework.NewPodInfo`` fails on ``pod`` (None: it parses): a label or
     namespace selector of any of its pod (anti-)affinity terms, required or preferred, that
-    ``metav1.LabelSelectorAsSelector`` refuses. Named as ``PodInfo.Update`` names them."""
+    ``metav1.LabelSelectorAsSelector`` refuses. Named as ``PodInfo.Update`` names them. The
+    spec's twin is ``AffinityTermsValid``."""
     aff = pod.affinity
     if aff is None:
         return None

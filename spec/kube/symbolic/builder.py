@@ -19,6 +19,8 @@ from schedspec.spec.kube.symbolic.bounds import (
     RESOURCES,
     SELECTOR_OPERATORS,
     TAINT_KEYS,
+    TOLERATION_OPERATORS,
+    WHEN_UNSATISFIABLE,
     Bounds,
 )
 from schedspec.spec.kube.symbolic.objects import (
@@ -62,13 +64,12 @@ class _Builder:
             *EFFECTS,
             "",
             *NODE_OPERATORS,
-            "Equal",
+            *TOLERATION_OPERATORS,
             *PHASES,
             *HOST_IPS,
             *PROTOCOLS,
             DELETION_TIME,
-            "DoNotSchedule",
-            "ScheduleAnyway",
+            *WHEN_UNSATISFIABLE,
             "Always",
             "metadata.name",
             *self.node_names,
@@ -204,7 +205,7 @@ class _Builder:
             tp = self.boolean(f"{name}.tolerations[{t}]")
             self.count("tolerations", tp)
             key = self.string(f"{name}.tolerations[{t}].key", ("", *self.keys, *TAINT_KEYS))
-            op = self.string(f"{name}.tolerations[{t}].operator", ("", "Equal", "Exists"))
+            op = self.string(f"{name}.tolerations[{t}].operator", TOLERATION_OPERATORS)
             value = self.string(f"{name}.tolerations[{t}].value", ("", *self.values))
             effect = self.string(f"{name}.tolerations[{t}].effect", ("", *EFFECTS))
             exists = op.z == self.u.code("Exists")
@@ -270,7 +271,7 @@ class _Builder:
                     self.string(f"{name}.topologySpreadConstraints[{s}].topologyKey", self.keys),
                     self.string(
                         f"{name}.topologySpreadConstraints[{s}].whenUnsatisfiable",
-                        ("DoNotSchedule", "ScheduleAnyway"),
+                        WHEN_UNSATISFIABLE,
                     ),
                     self.selector(f"{name}.topologySpreadConstraints[{s}].labelSelector", sp),
                 )

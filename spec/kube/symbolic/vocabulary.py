@@ -29,6 +29,8 @@ from schedspec.spec.kube.symbolic.bounds import (
     PHASES,
     PROTOCOLS,
     RESOURCES,
+    TOLERATION_OPERATORS,
+    WHEN_UNSATISFIABLE,
     Bounds,
 )
 from schedspec.validate import label_key_problem, label_value_problem
@@ -39,11 +41,11 @@ CAP = 4
 """Extra label keys, extra label values and extra namespaces a query may add (each)."""
 
 ENUMS = {
-    "operator": (*NODE_OPERATORS, "Equal", ""),
+    "operator": tuple(dict.fromkeys((*NODE_OPERATORS, *TOLERATION_OPERATORS))),
     "effect": (*EFFECTS, ""),
     "phase": PHASES,
     "protocol": PROTOCOLS,
-    "whenUnsatisfiable": ("DoNotSchedule", "ScheduleAnyway"),
+    "whenUnsatisfiable": WHEN_UNSATISFIABLE,
 }
 """Fields whose strings come from a fixed list: a literal compared with one is not a label."""
 
