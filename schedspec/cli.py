@@ -70,6 +70,9 @@ def _parser() -> argparse.ArgumentParser:
     from schedspec.checker.autoscale_cli import add_parser as autoscale_parser
 
     autoscale_parser(sub)
+    from schedspec.checker.optimal_cli import add_parser as optimal_parser
+
+    optimal_parser(sub)
     from schedspec.checker.crosscheck_cli import add_parser as crosscheck_parser
 
     crosscheck_parser(sub)
@@ -156,6 +159,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from schedspec.checker.autoscale_cli import run_autoscale
 
             return run_autoscale(args, sys.stdout)
+        if args.command == "optimal":
+            from schedspec.checker.optimal_cli import run_optimal
+
+            return run_optimal(args, sys.stdout)
         if args.command == "crosscheck":
             from schedspec.checker.crosscheck_cli import run_crosscheck
 
