@@ -82,6 +82,11 @@ def _parser() -> argparse.ArgumentParser:
     from schedspec.checker.fuzz import add_parser as fuzz_parser
 
     fuzz_parser(sub)
+    from schedspec.checker.can_schedule_cli import add_parser as can_schedule_parser
+    from schedspec.checker.relate_cli import add_parser as relate_parser
+
+    can_schedule_parser(sub)
+    relate_parser(sub)
     return parser
 
 
@@ -175,6 +180,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             from schedspec.checker.fuzz import run_fuzz
 
             return run_fuzz(args, sys.stdout, main)
+        if args.command == "can-schedule":
+            from schedspec.checker.can_schedule_cli import run_can_schedule
+
+            return run_can_schedule(args, sys.stdout)
+        if args.command == "relate":
+            from schedspec.checker.relate_cli import run_relate
+
+            return run_relate(args, sys.stdout)
         if args.command in ("find", "diff"):
             from schedspec.spec.solve_cli import run_solver_command
 
