@@ -1,0 +1,153 @@
+"""`schedspec can-schedule`: is there a node this pod's constraints accept, and if not, which of
+its own fields contradict (examples/placement*.yaml)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from schedspec.checker.placement_impl import impl_feasible
+from schedspec.checker.placement_input import load_question
+from schedspec.cli import main
+from schedspec.cluster import load
+from schedspec.spec.load import load_spec
+from schedspec.spec.place import replay_feasible
+
+EXAMPLES = Path(__file__).parents[2] / "examples"
+CLUSTER = str(EXAMPLES / "placement.yaml")
+QUESTIONS = str(EXAMPLES / "placement-questions.yaml")
+REQ = "requiredDuringSchedulingIgnoredDuringExecution"
+
+
+def ask(capsys: pytest.CaptureFixture[str], pod: str, *flags: str) -> tuple[int, dict[str, Any]]:
+    code = main(["can-schedule", QUESTIONS, "--pod", pod, "--cluster", CLUSTER, "--json", *flags])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def paths(answer: dict[str, Any]) -> set[tuple[str, str]]:
+    return {(c["object"], c["path"]) for c in answer["core"]}
+
+
+def test_a_node_selector_contradicting_node_affinity(capsys: pytest.CaptureFixture[str]) -> None:
+    code, answer = ask(capsys, "shop/reports-db")
+    assert code == 1 and answer["result"] == "unsat"
+    affinity = f"spec.affinity.nodeAffinity.{REQ}.nodeSelectorTerms[0].matchExpressions[0]"
+    assert paths(answer) == {
+        ("Pod shop/reports-db", "spec.nodeSelector[disktype]"),
+        ("Pod shop/reports-db", affinity),
+    }
+    assert answer["why"][0] == (
+        f"spec.nodeSelector[disktype]=ssd contradicts {affinity} (disktype NotIn [ssd])"
+    )
+    assert answer["core_minimal"] is True
+    assert "one node Z3 may add" in answer["nodes_considered"]["text"]
+
+
+def test_b_a_toleration_that_never_matches_the_cluster_s_taint(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, answer = ask(capsys, "shop/gpu-worker", "--existing-only")
+    assert code == 1 and answer["result"] == "unsat"
+    nodes = ("batch-a-1", "batch-b-1", "batch-c-1")
+    assert paths(answer) == {(f"Node {n}", "spec.taints[0]") for n in nodes}
+    (line,) = answer["why"]
+    assert line.startswith(
+        "taint dedicated=batch:NoSchedule of node(s) batch-a-1, batch-b-1, batch-c-1 is not "
+        "tolerated (node(s) had untolerated taint(s)): spec.tolerations[0] "
+        "{key: dedicated, operator: Equal, value: gpu, effect: NoSchedule}"
+    )
+    assert "value gpu ≠ batch" in line
+    # a node without the taint takes it: with the added node considered, the answer is sat
+    code, answer = ask(capsys, "shop/gpu-worker")
+    assert code == 0 and answer["accepted_by"] == [] and answer["node"] is not None
+    assert "taints" not in answer["node"].get("spec", {})
+
+
+@pytest.mark.parametrize("flags", [("--existing-only",), ()])
+def test_c_min_domains_beyond_the_domains_the_affinity_leaves(
+    capsys: pytest.CaptureFixture[str], flags: tuple[str, ...]
+) -> None:
+    code, answer = ask(capsys, "shop/ledger-2", *flags)
+    assert code == 1 and answer["result"] == "unsat"
+    zone = f"spec.affinity.nodeAffinity.{REQ}.nodeSelectorTerms[0].matchExpressions[0]"
+    assert {p for _, p in paths(answer)} >= {zone, "spec.topologySpreadConstraints[0].minDomains"}
+    assert all(o == "Pod shop/ledger-2" for o, _ in paths(answer))
+    text = "\n".join(answer["why"])
+    assert "spec.topologySpreadConstraints[0].minDomains=3" in text
+    assert "global minimum as 0" in text
+    assert "topology.kubernetes.io/zone In [us-east-1a, us-east-1b]" in text
+
+
+def test_sat_gives_a_node_that_loads_and_takes_the_pod_under_spec_and_impl(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, answer = ask(capsys, "shop/etl")  # a Deployment asking for 6 CPUs on ssd
+    assert code == 0 and answer["result"] == "sat"
+    assert answer["subject"] == {"kind": "Deployment", "key": "shop/etl"}
+    assert answer["accepted_by"] == []  # every node has 3920m
+    node = answer["node"]
+    assert node["metadata"]["labels"]["disktype"] == "ssd"
+    (tmp_path / "node.yaml").write_text(yaml.safe_dump(node), encoding="utf-8")
+    grown = load(CLUSTER, str(tmp_path / "node.yaml"))
+    name = node["metadata"]["name"]
+    _, subject = load_question(QUESTIONS, [CLUSTER], "shop/etl")
+    assert replay_feasible(load_spec("scheduler"), grown, subject.pod, name)
+    assert impl_feasible(grown, subject.pod, name).feasible
+    assert answer["impl"][name]["feasible"] and answer["spec_impl_agree"]
+    code, answer = ask(capsys, "shop/etl", "--existing-only")
+    assert code == 1
+    assert paths(answer) == {("Pod shop/etl", "spec.containers[0].resources.requests[cpu]")}
+    assert "Insufficient cpu" in answer["why"][-1]
+
+
+def test_a_deployment_the_cluster_takes_as_it_is(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["can-schedule", QUESTIONS, "--pod", "shop/batch-runner", "--cluster", CLUSTER,
+                 "--existing-only"])  # fmt: skip
+    out = capsys.readouterr().out
+    assert code == 0
+    assert out.startswith("Deployment shop/batch-runner: nodes considered: the cluster's 3 node")
+    assert "batch-a-1 (spec: feasible; impl: feasible)" in out
+    assert "pod-template-hash" in out  # the note on what a template does not carry
+
+
+def test_the_manifest_may_hold_the_cluster(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    one = tmp_path / "one.yaml"
+    one.write_text(
+        Path(CLUSTER).read_text(encoding="utf-8")
+        + "\n---\n"
+        + yaml.safe_dump(
+            {"apiVersion": "v1", "kind": "Pod",
+             "metadata": {"name": "tiny", "namespace": "shop"},
+             "spec": {"nodeSelector": {"disktype": "hdd"},
+                      "tolerations": [{"key": "dedicated", "operator": "Exists"}],
+                      "containers": [{"name": "c", "image": "busybox:1.36"}]}}
+        ),
+        encoding="utf-8",
+    )  # fmt: skip
+    assert main(["can-schedule", str(one), "--existing-only", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["accepted_by"] == ["batch-c-1"]
+
+
+def test_bad_input_exits_2_naming_the_object_and_field(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    assert main(["can-schedule", QUESTIONS, "--pod", "shop/nope", "--cluster", CLUSTER]) == 2
+    assert "no Pod or workload 'shop/nope'" in capsys.readouterr().err
+    assert main(["can-schedule", QUESTIONS, "--cluster", CLUSTER]) == 2
+    assert "name the pod with --pod NS/NAME" in capsys.readouterr().err
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\n"
+        "spec:\n  template:\n    spec:\n      containers:\n      - name: web\n",
+        encoding="utf-8",
+    )
+    assert main(["can-schedule", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert f"{bad}:8: Deployment shop/web: spec.template.spec.containers[0].image" in err
+    assert "Traceback" not in err
