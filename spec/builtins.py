@@ -213,6 +213,11 @@ def _contains(s: Value, sub: Value) -> bool:
     return part in text
 
 
+def _before_slash_is(s: Value, part: Value) -> bool:
+    text, head = _strings("BeforeSlashIs", s, part)
+    return text.split("/")[0] == head
+
+
 def _float_scale(m: Value, a: Value, b: Value) -> int:
     """Go's ``int64(float64(m) * (float64(a) / float64(b)))``."""
     m, a, b = _ints("FloatScale", (m, a, b))
@@ -303,6 +308,7 @@ BUILTINS: dict[str, Builtin] = {
         Builtin("GroupBy", 2, 2, _group_by, "GroupBy(K, S): [k ↦ {x ∈ S : K(x) = k}]"),
         Builtin("StartsWith", 2, 2, _starts_with, "StartsWith(s, prefix)"),
         Builtin("Contains", 2, 2, _contains, "Contains(s, sub): sub occurs in s"),
+        Builtin("BeforeSlashIs", 2, 2, _before_slash_is, "the text of s before its first '/' is p"),
         Builtin("FloatScale", 3, 3, _float_scale, "Go int64(float64(m)*(float64(a)/float64(b)))"),
         Builtin("BalancedScore", 1, 1, _balanced_score, "BalancedAllocation's float64 scorer"),
         Builtin("SpreadScore", 1, 1, _spread_score, "PodTopologySpread's float64 node score"),

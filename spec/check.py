@@ -143,6 +143,7 @@ _BUILTIN_ARGS: dict[tuple[str, int], tuple[frozenset[Kind], ...]] = {
     ("FoldLeft", 3): (_LAMBDA, _ANY, _SEQ), ("SortSet", 2): (_S, _LAMBDA),
     ("SumBy", 3): (_LAMBDA, _LAMBDA, _COLLECTION), ("GroupBy", 2): (_LAMBDA, _COLLECTION),
     ("StartsWith", 2): (_STR, _STR), ("Contains", 2): (_STR, _STR),
+    ("BeforeSlashIs", 2): (_STR, _STR),
     ("FloatScale", 3): (_I, _I, _I), ("BalancedScore", 1): (_SEQ,),
     ("SpreadScore", 1): (_FN,),
 }  # fmt: skip
@@ -166,7 +167,8 @@ _BUILTIN_RESULTS: dict[str, Kind] = {
     "SumBy": Kind.RECORD,
     "GroupBy": Kind.RECORD,
     **dict.fromkeys(
-        ("IsInt", "IsLabelKey", "IsLabelValue", "StartsWith", "Contains"), Kind.BOOLEAN
+        ("IsInt", "IsLabelKey", "IsLabelValue", "StartsWith", "Contains", "BeforeSlashIs"),
+        Kind.BOOLEAN,
     ),
 }
 

@@ -197,7 +197,9 @@ class _Spec:
 
 
 _SYMBOLIC_VIEWS = frozenset({"scheduler", "textbook", "autoscaler"})
-_SCHEDULER_CONSTANTS = frozenset({"Pods", "Nodes", "PodsOn", "NamespaceLabels", "PDBs", "Now"})
+_SCHEDULER_CONSTANTS = frozenset(
+    {"Pods", "Nodes", "PodsOn", "NamespaceLabels", "PDBs", "Now", "Profiles"}
+)
 
 
 class Session:

@@ -107,8 +107,21 @@ class _Explainer:
             return self.leaf(node, env, operands=self.operands(node, env))
         return self.leaf(node, env)
 
+    def implies(self, node: A.Binary, env: Env) -> Trace:
+        """A FALSE conjunct ``A ⇒ B`` is ``B`` (``A`` holds): the profile's guards
+        (``∧ Runs(p, "filters", x) ⇒ …``) are transparent, the rule is the reason."""
+        value, err = self.evaluate(node, env)
+        if err is None and value is False:
+            return self.explain(node.right, env)
+        return self.leaf(node, env, operands=self.operands(node, env))
+
     def junction(self, node: A.Junction, env: Env) -> Trace:
-        children = tuple(self.explain(item, env) for item in node.items)
+        children = tuple(
+            self.implies(item, env)
+            if isinstance(item, A.Binary) and item.op is A.BinOp.IMPLIES
+            else self.explain(item, env)
+            for item in node.items
+        )
         return self.leaf(node, env, children=children)
 
     def call(self, node: A.Apply | A.Name, env: Env) -> Trace:

@@ -847,7 +847,7 @@ _FLAT = (
 # Built-ins that do not walk a collection (one that does is worth its definition's memo).
 _FLAT_BUILTINS = frozenset(
     {"Cardinality", "Len", "Head", "Tail", "Append", "IsInt", "ToInt", "IsLabelKey",
-     "IsLabelValue", "StartsWith", "Contains", "FloatScale"}
+     "IsLabelValue", "StartsWith", "Contains", "BeforeSlashIs", "FloatScale"}
 )  # fmt: skip
 _INLINE_NODES = 40
 

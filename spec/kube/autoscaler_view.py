@@ -193,7 +193,7 @@ def _name(group: NodeGroup) -> str:
 def autoscaler_view(cluster: Cluster, autoscaling: Autoscaling) -> AutoscalerWorld:
     """Show ``cluster`` and its node groups to ``autoscaler.tla`` (module docstring)."""
     build = _AutoscalerBuilder()
-    base = scheduler_view.scheduler_world(cluster, build)
+    base = scheduler_view.scheduler_world(cluster, build, configured=False)
     pending = len(base.pending)
     groups: dict[str, Fcn] = {}
     copy_names: list[str] = []

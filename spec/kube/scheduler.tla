@@ -1,8 +1,11 @@
 ---------------------------- MODULE scheduler ----------------------------
 (***************************************************************************)
-(* kube-scheduler v1.34, default profile, default feature gates: its       *)
-(* filters, scores and preemption victims as predicates over the real API  *)
-(* shape (docs/scheduler-view.md; spec/kube/scheduler_view.py).            *)
+(* kube-scheduler v1.34, default feature gates, under the profile that     *)
+(* schedules the pod: its filters, scores and preemption victims as        *)
+(* predicates over the real API shape (docs/scheduler-view.md;             *)
+(* spec/kube/scheduler_view.py). Profiles comes from the input's           *)
+(* KubeSchedulerConfiguration, or is the default profile                   *)
+(* (spec/kube/profiles.py says what it reads and what it refuses).         *)
 (*                                                                         *)
 (* One definition per rule, named as the impl's plugins name them. Each    *)
 (* section cites the upstream file it formalises: paths are in             *)
@@ -17,15 +20,14 @@
 (* read Snapshot.                                                          *)
 (*                                                                         *)
 (* Constants from the view: Pods, Nodes, PodsOn, NamespaceLabels, PDBs,    *)
-(* Now.                                                                    *)
+(* Now, Profiles.                                                          *)
 (*                                                                         *)
 (* Declared, not modelled: volume plugins and DynamicResources (out of     *)
-(* scope); plugin args other than the defaults (no addedAffinity, no       *)
-(* ignoredResources, hardPodAffinityWeight 1); PodTopologySpread system    *)
-(* default constraints (they need Services/ReplicaSets, which the input    *)
-(* does not carry, and upstream builds none without them); the sampling   *)
-(* of nodes to score (numFeasibleNodesToFind) and the candidate sampling   *)
-(* of preemption: this spec judges every node.                             *)
+(* scope); RequestedToCapacityRatio; PodTopologySpread default            *)
+(* constraints, system or listed (they need Services/ReplicaSets, which   *)
+(* the input does not carry, and upstream builds none without them); the  *)
+(* sampling of nodes to score (numFeasibleNodesToFind) and the candidate   *)
+(* sampling of preemption: this spec judges every node.                    *)
 (***************************************************************************)
 
 \* ======================================================================
@@ -45,6 +47,21 @@ Priority(q) ≝ q.spec.priority
 ArgMin(S, F) ≝ {x ∈ S : ∀ y ∈ S : F(x) ≤ F(y)}
 
 ArgMax(S, F) ≝ {x ∈ S : ∀ y ∈ S : F(y) ≤ F(x)}
+
+\* ======================================================================
+\* The profile that schedules p: the one its schedulerName names (a pod no
+\* profile names is left to another scheduler: the view does not list it
+\* as pending). A plugin disabled at an extension point neither rejects
+\* nor scores there.
+\* upstream: pkg/scheduler/profile/profile.go, framework/runtime/framework.go
+\* (expandMultiPointPlugins, getScoreWeights)
+\* ======================================================================
+
+Profile(p) ≝
+  IF p.spec.schedulerName ∈ DOMAIN Profiles THEN Profiles[p.spec.schedulerName]
+  ELSE Profiles["default-scheduler"]
+
+Runs(p, point, plugin) ≝ plugin ∈ Profile(p)[point]
 
 \* ======================================================================
 \* Which pods count on a node: the scheduler cache's NodeInfo.
@@ -210,6 +227,42 @@ RequiredNodeAffinityOK(p, n) ≝
 
 NodeAffinityOK(p, n) ≝ NodeSelectorOK(p, n) ∧ RequiredNodeAffinityOK(p, n)
 
+\* The profile's NodeAffinityArgs.addedAffinity: its required terms apply to
+\* every pod, checked before the pod's own (Filter: "node(s) didn't match
+\* scheduler-enforced node affinity"); not in spread's nodeAffinityPolicy.
+AddedAffinity(p) ≝ Profile(p).addedAffinity
+
+AddedAffinityOK(p, n) ≝
+  ∨ "requiredDuringSchedulingIgnoredDuringExecution" ∉ DOMAIN AddedAffinity(p)
+  ∨ ∃ T ∈ Elems(AddedAffinity(p).requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms) :
+      NodeTermMatches(T, n)
+
+NodeAffinityFilterOK(p, n) ≝ AddedAffinityOK(p, n) ∧ NodeAffinityOK(p, n)
+
+\* PreFilter's node names: per required term, the nodes its matchFields
+\* "metadata.name In" requirements all name; no restriction when a term has
+\* none; an empty union rejects the pod ("pod affinity terms conflict").
+\* Implied by the Filter; it decides alone when the profile disables
+\* NodeAffinity's Filter but not its PreFilter.
+\* upstream: plugins/nodeaffinity/node_affinity.go (PreFilter, getNodeNames... )
+NameRequirements(T) ≝ {f ∈ T.matchFields : f.key = "metadata.name" ∧ f.operator = "In"}
+
+TermNodeNames(T) ≝
+  {x ∈ {x : f ∈ NameRequirements(T), x ∈ Elems(f.values)} :
+     ∀ g ∈ NameRequirements(T) : x ∈ Elems(g.values)}
+
+NodeAffinityRestricts(p) ≝
+  ∧ HasRequiredNodeAffinity(p)
+  ∧ RequiredNodeTerms(p) ≠ {}
+  ∧ ∀ T ∈ RequiredNodeTerms(p) : NameRequirements(T) ≠ {}
+
+PreFilterNodeNames(p) ≝ {x : T ∈ RequiredNodeTerms(p), x ∈ TermNodeNames(T)}
+
+NodeAffinityConflict(p) ≝ NodeAffinityRestricts(p) ∧ PreFilterNodeNames(p) = {}
+
+NodeAffinityPreFilterOK(p, n) ≝
+  ¬NodeAffinityRestricts(p) ∨ NodeName(n) ∈ PreFilterNodeNames(p)
+
 \* ======================================================================
 \* NodePorts.
 \* upstream: pkg/scheduler/framework/plugins/nodeports/node_ports.go,
@@ -326,10 +379,21 @@ ScalarResource(r) ≝
 
 FitResource(r) ≝ r ∈ {"cpu", "memory", "ephemeral-storage"} ∨ ScalarResource(r)
 
+\* NodeResourcesFitArgs.ignoredResources and ignoredResourceGroups skip
+\* extended resources only (v1helper.IsExtendedResourceName).
+ExtendedResource(r) ≝
+  Contains(r, "/") ∧ ¬Contains(r, "kubernetes.io/") ∧ ¬StartsWith(r, "requests.")
+
+IgnoredResource(p, r) ≝
+  ∧ ExtendedResource(r)
+  ∧ ∨ r ∈ Profile(p).ignoredResources
+    ∨ ∃ g ∈ Profile(p).ignoredResourceGroups : BeforeSlashIs(r, g)
+
 TooManyPods(n, W) ≝ Cardinality(On(W, n)) + 1 > Allocatable(n, "pods")
 
 InsufficientResources(p, n, W) ≝
   {r ∈ DOMAIN Requests(p) : ∧ FitResource(r)
+                            ∧ ¬IgnoredResource(p, r)
                             ∧ Requests(p)[r] > 0
                             ∧ Requests(p)[r] > Allocatable(n, r) - Requested(n, W, r)}
 
@@ -592,15 +656,22 @@ InterPodAffinityOK(p, n) ≝ InterPodAffinityOKIn(p, n, Snapshot)
 \* scheduling cycle's world is (Nodes, Snapshot, W); the cluster autoscaler
 \* runs the same plugins in worlds it simulates (autoscaler.tla), where
 \* PreFilter sees the simulated placement itself (S = W).
+\* PreFilter's verdicts, which stand when the plugin's Filter is disabled.
+PreFilterOK(p, n) ≝
+  ∧ Runs(p, "preFilters", "NodeAffinity") ⇒ NodeAffinityPreFilterOK(p, n)
+  ∧ Runs(p, "preFilters", "PodTopologySpread") ⇒ SpreadValid(p, "DoNotSchedule")
+  ∧ Runs(p, "preFilters", "InterPodAffinity") ⇒ AffinityTermsValid(p)
+
 FiltersAt(p, n, N, S, W) ≝
-  ∧ NodeUnschedulableOK(p, n)
-  ∧ NodeNameOK(p, n)
-  ∧ TaintsOK(p, n)
-  ∧ NodeAffinityOK(p, n)
-  ∧ PortsOKIn(p, n, W)
-  ∧ FitOKIn(p, n, W)
-  ∧ SpreadOKAt(p, n, N, S, W)
-  ∧ InterPodAffinityOKAt(p, n, N, S, W)
+  ∧ PreFilterOK(p, n)
+  ∧ Runs(p, "filters", "NodeUnschedulable") ⇒ NodeUnschedulableOK(p, n)
+  ∧ Runs(p, "filters", "NodeName") ⇒ NodeNameOK(p, n)
+  ∧ Runs(p, "filters", "TaintToleration") ⇒ TaintsOK(p, n)
+  ∧ Runs(p, "filters", "NodeAffinity") ⇒ NodeAffinityFilterOK(p, n)
+  ∧ Runs(p, "filters", "NodePorts") ⇒ PortsOKIn(p, n, W)
+  ∧ Runs(p, "filters", "NodeResourcesFit") ⇒ FitOKIn(p, n, W)
+  ∧ Runs(p, "filters", "PodTopologySpread") ⇒ SpreadOKAt(p, n, N, S, W)
+  ∧ Runs(p, "filters", "InterPodAffinity") ⇒ InterPodAffinityOKAt(p, n, N, S, W)
 
 FiltersIn(p, n, W) ≝ FiltersAt(p, n, Nodes, Snapshot, W)
 
@@ -621,25 +692,39 @@ Feasible(p, n) ≝ FeasibleIn(p, n, Snapshot)
 
 FeasibleNodes(p) ≝ {n ∈ Nodes : Feasible(p, n)}
 
-\* The status code of the first Filter plugin that rejects p on n (PreFilter
-\* rejections first: PodTopologySpread's Error, InterPodAffinity's parse error).
+\* The status code of the first plugin that rejects p on n: PreFilter first
+\* (NodeAffinity's conflict, PodTopologySpread's Error, InterPodAffinity's
+\* parse error, then a node outside NodeAffinity's PreFilter names), then
+\* the Filter plugins. Which plugin is first changes the message, never the
+\* verdict, so the profile's order is not modelled: the default order is.
 FilterStatusIn(p, n, W) ≝
-  CASE ¬SpreadValid(p, "DoNotSchedule")     → "Error"
-    [] ¬AffinityTermsValid(p)               → "UnschedulableAndUnresolvable"
-    [] ¬NodeUnschedulableOK(p, n)           → "UnschedulableAndUnresolvable"
-    [] ¬NodeNameOK(p, n)                    → "UnschedulableAndUnresolvable"
-    [] ¬TaintsOK(p, n)                      → "UnschedulableAndUnresolvable"
-    [] ¬NodeAffinityOK(p, n)                → "UnschedulableAndUnresolvable"
-    [] ¬PortsOKIn(p, n, W)                  → "Unschedulable"
-    [] ¬FitOKIn(p, n, W)                    → IF FitUnresolvable(p, n, W)
-                                              THEN "UnschedulableAndUnresolvable"
-                                              ELSE "Unschedulable"
-    [] ¬SpreadOKIn(p, n, W)                 → IF SpreadUnresolvable(p, n, W)
-                                              THEN "UnschedulableAndUnresolvable"
-                                              ELSE "Unschedulable"
-    [] ¬PodAffinityOKIn(p, n, W)            → "UnschedulableAndUnresolvable"
-    [] ¬InterPodAffinityOKIn(p, n, W)       → "Unschedulable"
-    [] OTHER                                → "Success"
+  CASE Runs(p, "preFilters", "NodeAffinity") ∧ NodeAffinityConflict(p)
+         → "UnschedulableAndUnresolvable"
+    [] Runs(p, "preFilters", "PodTopologySpread") ∧ ¬SpreadValid(p, "DoNotSchedule")
+         → "Error"
+    [] Runs(p, "preFilters", "InterPodAffinity") ∧ ¬AffinityTermsValid(p)
+         → "UnschedulableAndUnresolvable"
+    [] Runs(p, "preFilters", "NodeAffinity") ∧ ¬NodeAffinityPreFilterOK(p, n)
+         → "UnschedulableAndUnresolvable"
+    [] Runs(p, "filters", "NodeUnschedulable") ∧ ¬NodeUnschedulableOK(p, n)
+         → "UnschedulableAndUnresolvable"
+    [] Runs(p, "filters", "NodeName") ∧ ¬NodeNameOK(p, n)
+         → "UnschedulableAndUnresolvable"
+    [] Runs(p, "filters", "TaintToleration") ∧ ¬TaintsOK(p, n)
+         → "UnschedulableAndUnresolvable"
+    [] Runs(p, "filters", "NodeAffinity") ∧ ¬NodeAffinityFilterOK(p, n)
+         → "UnschedulableAndUnresolvable"
+    [] Runs(p, "filters", "NodePorts") ∧ ¬PortsOKIn(p, n, W)
+         → "Unschedulable"
+    [] Runs(p, "filters", "NodeResourcesFit") ∧ ¬FitOKIn(p, n, W)
+         → IF FitUnresolvable(p, n, W) THEN "UnschedulableAndUnresolvable" ELSE "Unschedulable"
+    [] Runs(p, "filters", "PodTopologySpread") ∧ ¬SpreadOKIn(p, n, W)
+         → IF SpreadUnresolvable(p, n, W) THEN "UnschedulableAndUnresolvable" ELSE "Unschedulable"
+    [] Runs(p, "filters", "InterPodAffinity") ∧ ¬PodAffinityOKIn(p, n, W)
+         → "UnschedulableAndUnresolvable"
+    [] Runs(p, "filters", "InterPodAffinity") ∧ ¬InterPodAffinityOKIn(p, n, W)
+         → "Unschedulable"
+    [] OTHER → "Success"
 
 NodeStatusIn(p, n, W) ≝
   IF NominatedFor(p, n) = {} THEN FilterStatusIn(p, n, W)
@@ -669,16 +754,19 @@ TaintTolerationScore(p, n) ≝
   IF TaintTolerationMax(p) = 0 THEN 100
   ELSE 100 - (100 * IntolerablePreferTaints(p, n)) ÷ TaintTolerationMax(p)
 
-\* NodeAffinity: weights of the matching preferred terms, max-normalised.
+\* NodeAffinity: weights of the matching preferred terms, the pod's and the
+\* profile's addedAffinity's, max-normalised.
 \* upstream: plugins/nodeaffinity/node_affinity.go (Score); component-helpers
 \* nodeaffinity.go NewPreferredSchedulingTerms (weight 0 and empty terms skipped)
 PreferredNodeTerms(p) ≝ p.spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution
 
+PreferredTermsScore(w, n) ≝
+  Sum(LAMBDA i : IF w[i].weight ≠ 0 ∧ NodeTermMatches(w[i].preference, n) THEN w[i].weight ELSE 0,
+      DOMAIN w)
+
 NodeAffinityRaw(p, n) ≝
-  LET w ≝ PreferredNodeTerms(p)
-  IN  Sum(LAMBDA i : IF w[i].weight ≠ 0 ∧ NodeTermMatches(w[i].preference, n)
-                     THEN w[i].weight ELSE 0,
-          DOMAIN w)
+  PreferredTermsScore(PreferredNodeTerms(p), n)
+  + PreferredTermsScore(AddedAffinity(p).preferredDuringSchedulingIgnoredDuringExecution, n)
 
 \* NewPreferredSchedulingTerms parses every term it keeps (weight ≠ 0, not
 \* empty); one that fails makes NodeAffinity's PreScore fail the cycle.
@@ -693,11 +781,18 @@ NodeAffinityScore(p, n) ≝
   ELSE (100 * NodeAffinityRaw(p, n)) ÷ NodeAffinityMax(p)
 
 \* InterPodAffinity: per matching pod, p's preferred terms toward it and its
-\* terms toward p (required affinity at hardPodAffinityWeight = 1), summed
-\* per topology domain; min-max normalised in float64.
-\* upstream: plugins/interpodaffinity/scoring.go (processExistingPod, Score,
-\* NormalizeScore)
-HardPodAffinityWeight ≝ 1
+\* terms toward p (required affinity at the profile's hardPodAffinityWeight),
+\* summed per topology domain; min-max normalised in float64. With
+\* ignorePreferredTermsOfExistingPods, a pod without preferred terms of its
+\* own is not scored (PreScore Skip).
+\* upstream: plugins/interpodaffinity/scoring.go (PreScore, processExistingPod,
+\* Score, NormalizeScore)
+HardPodAffinityWeight(p) ≝ Profile(p).hardPodAffinityWeight
+
+InterPodAffinityScoreSkipped(p) ≝
+  ∧ Profile(p).ignorePreferredTermsOfExistingPods
+  ∧ Len(WeightedAffinityTerms(p, "podAffinity")) = 0
+  ∧ Len(WeightedAffinityTerms(p, "podAntiAffinity")) = 0
 
 SignedTerms(q, kind, sign) ≝
   LET w ≝ WeightedAffinityTerms(q, kind)
@@ -705,8 +800,8 @@ SignedTerms(q, kind, sign) ≝
 
 IncomingScoreTerms(p) ≝ SignedTerms(p, "podAffinity", 1) ∪ SignedTerms(p, "podAntiAffinity", -1)
 
-ExistingScoreTerms(q) ≝
-  {[i ↦ 0, weight ↦ HardPodAffinityWeight, term ↦ t] : t ∈ AffinityTerms(q, "podAffinity")}
+ExistingScoreTerms(p, q) ≝
+  {[i ↦ 0, weight ↦ HardPodAffinityWeight(p), term ↦ t] : t ∈ AffinityTerms(q, "podAffinity")}
   ∪ SignedTerms(q, "podAffinity", 1)
   ∪ SignedTerms(q, "podAntiAffinity", -1)
 
@@ -719,7 +814,7 @@ AffinityScoreItems(p) ≝
   ∪ {[node ↦ m, pod ↦ q, from ↦ "existing", st ↦ x] :
        m ∈ Nodes,
        q ∈ Snapshot[NodeName(m)],
-       x ∈ {x ∈ ExistingScoreTerms(q) :
+       x ∈ {x ∈ ExistingScoreTerms(p, q) :
               x.term.topologyKey ∈ DOMAIN Labels(m) ∧ PodTermMatches(q, x.term, p)}}
 
 TopologyScore(p) ≝
@@ -728,8 +823,9 @@ TopologyScore(p) ≝
         AffinityScoreItems(p))
 
 InterPodAffinityRaw(p, n) ≝
-  LET ts ≝ TopologyScore(p)
-  IN  Sum(LAMBDA k : Get(ts, Domain(n, k)), DOMAIN Labels(n))
+  IF InterPodAffinityScoreSkipped(p) THEN 0
+  ELSE LET ts ≝ TopologyScore(p)
+       IN  Sum(LAMBDA k : Get(ts, Domain(n, k)), DOMAIN Labels(n))
 
 InterPodAffinityMax(p) ≝ Max({InterPodAffinityRaw(p, m) : m ∈ FeasibleNodes(p)})
 
@@ -782,9 +878,13 @@ PodTopologySpreadScore(p, n) ≝
     [] SpreadRawMax(p) = 0      → 100
     [] OTHER → (100 * (SpreadRawMax(p) + SpreadRawMin(p) - SpreadRaw(p, n))) ÷ SpreadRawMax(p)
 
-\* NodeResourcesFit: LeastAllocated over cpu and memory (weights 1), on
-\* non-zero requests. upstream: plugins/noderesources/least_allocated.go,
-\* resource_allocation.go; pkg/scheduler/framework/types.go (NonZeroRequested)
+\* NodeResourcesFit: the profile's scoring strategy (LeastAllocated or
+\* MostAllocated) over its resources (default cpu and memory, weight 1),
+\* weighted; cpu and memory on non-zero requests. A resource the node does
+\* not advertise, or an extended one the pod does not request, is left out.
+\* upstream: plugins/noderesources/least_allocated.go, most_allocated.go,
+\* resource_allocation.go (score, calculateResourceAllocatableRequest);
+\* pkg/scheduler/framework/types.go (NonZeroRequested)
 NonZeroRequested(n, r) ≝ Sum(LAMBDA q : PodRequest(q, r, NonZeroDefaults), Snapshot[NodeName(n)])
 
 \* The incoming pod's request skips pod-level resources here: the scorer that
@@ -793,14 +893,29 @@ NonZeroRequested(n, r) ≝ Sum(LAMBDA q : PodRequest(q, r, NonZeroDefaults), Sna
 \* three-way crosscheck against kube-scheduler itself.
 FitScoreRequest(p, r) ≝ ContainersRequest(p, r, NonZeroDefaults) + Get(p.spec.overhead, r)
 
-LeastAllocated(p, n, r) ≝
-  LET alloc ≝ Allocatable(n, r)
-      req   ≝ NonZeroRequested(n, r) + FitScoreRequest(p, r)
-  IN  IF alloc = 0 ∨ req > alloc THEN 0 ELSE ((alloc - req) * 100) ÷ alloc
+\* ⟨allocatable, requested with p⟩ of r; ⟨0, 0⟩ leaves r out.
+FitScoreShare(p, n, r) ≝
+  CASE r ∈ {"cpu", "memory"}
+         → ⟨Allocatable(n, r), NonZeroRequested(n, r) + FitScoreRequest(p, r)⟩
+    [] r = "ephemeral-storage" ∨ ScalarResource(r) ∧ FitScoreRequest(p, r) ≠ 0
+         → ⟨Allocatable(n, r), Requested(n, Snapshot, r) + FitScoreRequest(p, r)⟩
+    [] OTHER → ⟨0, 0⟩
+
+LeastRequested(req, alloc) ≝ IF alloc = 0 ∨ req > alloc THEN 0 ELSE ((alloc - req) * 100) ÷ alloc
+
+MostRequested(req, alloc) ≝
+  IF alloc = 0 THEN 0 ELSE (100 * (IF req > alloc THEN alloc ELSE req)) ÷ alloc
+
+FitResourceScore(p, n, r) ≝
+  LET s ≝ FitScoreShare(p, n, r)
+  IN  IF Profile(p).fitStrategy = "MostAllocated" THEN MostRequested(s[2], s[1])
+      ELSE LeastRequested(s[2], s[1])
 
 NodeResourcesFitScore(p, n) ≝
-  LET rs ≝ {r ∈ {"cpu", "memory"} : Allocatable(n, r) ≠ 0}
-  IN  IF rs = {} THEN 0 ELSE Sum(LAMBDA r : LeastAllocated(p, n, r), rs) ÷ Cardinality(rs)
+  LET rs ≝ Profile(p).fitResources
+      on ≝ {i ∈ DOMAIN rs : FitScoreShare(p, n, rs[i].name)[1] ≠ 0}
+      ws ≝ Sum(LAMBDA i : rs[i].weight, on)
+  IN  IF ws = 0 THEN 0 ELSE Sum(LAMBDA i : rs[i].weight * FitResourceScore(p, n, rs[i].name), on) ÷ ws
 
 \* NodeResourcesBalancedAllocation: 1 − the spread of cpu and memory
 \* fractions, on real requests; Skip for a pod requesting neither.
@@ -832,14 +947,23 @@ ImageLocalityScore(p, n) ≝
       clamp ≝ IF sum < low THEN low ELSE IF sum > high THEN high ELSE sum
   IN  (100 * (clamp - low)) ÷ (high - low)
 
+\* Each Score plugin the profile runs, by name; the total weighs each by the
+\* profile's weight (default: TaintToleration 3, NodeAffinity 2,
+\* PodTopologySpread 2, InterPodAffinity 2, the others 1).
+PluginScore(p, n, x) ≝
+  CASE x = "TaintToleration"                 → TaintTolerationScore(p, n)
+    [] x = "NodeAffinity"                    → NodeAffinityScore(p, n)
+    [] x = "PodTopologySpread"               → PodTopologySpreadScore(p, n)
+    [] x = "InterPodAffinity"                → InterPodAffinityScore(p, n)
+    [] x = "NodeResourcesFit"                → NodeResourcesFitScore(p, n)
+    [] x = "NodeResourcesBalancedAllocation" → BalancedAllocationScore(p, n)
+    [] x = "ImageLocality"                   → ImageLocalityScore(p, n)
+    [] OTHER                                 → 0
+
+ScoreWeights(p) ≝ Profile(p).scores
+
 Viability(p, n) ≝
-  3 * TaintTolerationScore(p, n)
-  + 2 * NodeAffinityScore(p, n)
-  + 2 * PodTopologySpreadScore(p, n)
-  + 2 * InterPodAffinityScore(p, n)
-  + NodeResourcesFitScore(p, n)
-  + BalancedAllocationScore(p, n)
-  + ImageLocalityScore(p, n)
+  Sum(LAMBDA x : ScoreWeights(p)[x] * PluginScore(p, n, x), DOMAIN ScoreWeights(p))
 
 BestViability(p) ≝ Max({Viability(p, m) : m ∈ FeasibleNodes(p)})
 
@@ -851,8 +975,8 @@ BestViability(p) ≝ Max({Viability(p, m) : m ∈ FeasibleNodes(p)})
 \* plugins/nodeaffinity/node_affinity.go and plugins/podtopologyspread/scoring.go (PreScore)
 ScoreError(p) ≝
   ∧ FeasibleNodes(p) ≠ {}
-  ∧ ∨ ¬PreferredNodeTermsValid(p)
-    ∨ ¬SpreadValid(p, "ScheduleAnyway")
+  ∧ ∨ Runs(p, "preScores", "NodeAffinity") ∧ ¬PreferredNodeTermsValid(p)
+    ∨ Runs(p, "preScores", "PodTopologySpread") ∧ ¬SpreadValid(p, "ScheduleAnyway")
 
 \* selectHost: a node of highest total, ties broken at random. schedulePod binds
 \* a lone feasible node without scoring it, so a scoring error only stops the
@@ -928,6 +1052,7 @@ SelectVictims(p, n) ≝
 \* n is a candidate: rejected by a resolvable filter, and p fits once every
 \* lower-priority pod is gone.
 PreemptionCandidate(p, n) ≝
+  ∧ Runs(p, "postFilters", "DefaultPreemption")
   ∧ EligibleToPreempt(p)
   ∧ NodeStatus(p, n) = "Unschedulable"
   ∧ PotentialVictims(p, n) ≠ {}

@@ -59,8 +59,10 @@ Constants: ``Pods`` (every pod record), ``Nodes`` (every node record), ``PodsOn`
 the pods whose ``spec.nodeName`` is that name — an index, the spec decides which of them count),
 ``NamespaceLabels`` (namespace ↦ labels; every namespace carries ``kubernetes.io/metadata.name``
 as the API server guarantees, and a namespace that pods use but the input does not declare is
-assumed to exist with that label only), ``PDBs``, and ``Now`` (later than every start time: the
-"missing startTime counts as now" of ``util.GetPodStartTime``).
+assumed to exist with that label only), ``PDBs``, ``Now`` (later than every start time: the
+"missing startTime counts as now" of ``util.GetPodStartTime``), and ``Profiles`` (schedulerName ↦
+the profile's enabled plugins, weights and plugin arguments, from the input's
+KubeSchedulerConfiguration or the default one: :mod:`.profiles`).
 
 Out of the view, declared: volumes and resource
 claims (volume plugins and DRA are out of scope), Services/ReplicaSets (so PodTopologySpread's
@@ -77,10 +79,19 @@ from typing import Any
 
 from schedspec.cluster import Cluster, milli_value, object_key, value
 from schedspec.errors import ManifestError
+from schedspec.spec.kube.profiles import profiles
 from schedspec.spec.kube.records import RecordBuilder
 from schedspec.spec.values import Fcn, Value, record
 
-__all__ = ["ENUMS", "FIELDS", "NOW", "SchedulerWorld", "scheduler_view", "scheduler_world"]
+__all__ = [
+    "ENUMS",
+    "FIELDS",
+    "NOW",
+    "SchedulerWorld",
+    "node_affinity_record",
+    "scheduler_view",
+    "scheduler_world",
+]
 
 _Obj = Mapping[str, Any]
 
@@ -88,6 +99,7 @@ NOW = 2**62
 """``Now``: later than any real start time."""
 
 _NS_NAME_LABEL = "kubernetes.io/metadata.name"
+_DEFAULT_SCHEDULER = "default-scheduler"
 _REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
 _PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
 
@@ -108,6 +120,10 @@ FIELDS: frozenset[str] = frozenset(
         "maxSkew", "whenUnsatisfiable", "minDomains", "nodeAffinityPolicy", "nodeTaintsPolicy",
         "unschedulable", "taints", "allocatable", "images", "names", "sizeBytes",
         "selector", "disruptionsAllowed", "disruptedPods",
+        # Profiles (spec/kube/profiles.py)
+        "preFilters", "filters", "postFilters", "preScores", "scores", "fitStrategy",
+        "fitResources", "ignoredResources", "ignoredResourceGroups", "addedAffinity",
+        "hardPodAffinityWeight", "ignorePreferredTermsOfExistingPods",
     }
 )  # fmt: skip
 
@@ -122,6 +138,7 @@ ENUMS: Mapping[str, frozenset[str]] = MappingProxyType(
         "preemptionPolicy": frozenset({"PreemptLowerPriority", "Never"}),
         "restartPolicy": frozenset({"Always", ""}),
         "protocol": frozenset({"TCP", "UDP", "SCTP"}),
+        "fitStrategy": frozenset({"LeastAllocated", "MostAllocated"}),
     }
 )
 
@@ -138,13 +155,22 @@ class SchedulerWorld:
     constants: Mapping[str, Value]
 
 
+def node_affinity_record(na: _Obj) -> Fcn:
+    """A nodeAffinity object as the view shows a pod's (``Profiles``' addedAffinity)."""
+    return _Builder().node_affinity(na)
+
+
 def scheduler_view(cluster: Cluster) -> SchedulerWorld:
     """Show ``cluster`` in the API's shape (see the module docstring). Linear in its size."""
     return scheduler_world(cluster, _Builder())
 
 
-def scheduler_world(cluster: Cluster, build: _Builder) -> SchedulerWorld:
-    """:func:`scheduler_view` with the records ``build`` makes (a view that adds fields)."""
+def scheduler_world(
+    cluster: Cluster, build: _Builder, *, configured: bool = True
+) -> SchedulerWorld:
+    """:func:`scheduler_view` with the records ``build`` makes (a view that adds fields).
+    ``configured``: ``Profiles`` from the cluster's KubeSchedulerConfiguration, else the default
+    profile (the cluster autoscaler builds its framework from the default configuration)."""
     pods = {object_key(p): build.pod(p) for p in cluster.pods}
     nodes = {n["metadata"]["name"]: build.node(n) for n in cluster.nodes}
     on: dict[str, set[Fcn]] = {name: set() for name in nodes}
@@ -159,11 +185,21 @@ def scheduler_world(cluster: Cluster, build: _Builder) -> SchedulerWorld:
         "PDBs": frozenset(build.pdb(d) for d in cluster.pdbs),
         "Now": NOW,
     }
+    configured_profiles = profiles(
+        cluster.scheduler_config if configured else None, build.node_affinity
+    )
+    constants["Profiles"] = configured_profiles
+    names = set(configured_profiles) if configured else None
     return SchedulerWorld(
         objects=frozenset((*pods.values(), *nodes.values())),
         pods=MappingProxyType(pods),
         nodes=MappingProxyType(nodes),
-        pending=tuple(object_key(p) for p in cluster.pending_pods()),
+        # a pod no profile names is another scheduler's: kube-scheduler leaves it alone
+        pending=tuple(
+            object_key(p)
+            for p in cluster.pending_pods()
+            if names is None or p["spec"].get("schedulerName", _DEFAULT_SCHEDULER) in names
+        ),
         constants=MappingProxyType(constants),
     )
 
@@ -306,7 +342,15 @@ class _Builder(RecordBuilder):
     # -- Affinity and selectors ------------------------------------------------------------------
 
     def affinity(self, a: _Obj) -> Fcn:
-        na = a.get("nodeAffinity") or {}
+        return self.intern(
+            record(
+                nodeAffinity=self.node_affinity(a.get("nodeAffinity") or {}),
+                podAffinity=self.pod_affinity(a.get("podAffinity") or {}),
+                podAntiAffinity=self.pod_affinity(a.get("podAntiAffinity") or {}),
+            )
+        )
+
+    def node_affinity(self, na: _Obj) -> Fcn:
         node_affinity: dict[str, Value] = {
             _PREFERRED: self.seq(
                 self.intern(record(weight=int(w.get("weight", 0)),
@@ -319,13 +363,7 @@ class _Builder(RecordBuilder):
             node_affinity[_REQUIRED] = self.intern(
                 record(nodeSelectorTerms=self.seq(self.term(t) for t in terms))
             )
-        return self.intern(
-            record(
-                nodeAffinity=self.intern(Fcn(node_affinity)),
-                podAffinity=self.pod_affinity(a.get("podAffinity") or {}),
-                podAntiAffinity=self.pod_affinity(a.get("podAntiAffinity") or {}),
-            )
-        )
+        return self.intern(Fcn(node_affinity))
 
     def term(self, t: _Obj) -> Fcn:
         return self.intern(

@@ -61,7 +61,9 @@ VIEWS: dict[str, View] = {
         schema=Schema(
             fields=scheduler_view.FIELDS,
             enums=scheduler_view.ENUMS,
-            constants=frozenset({"Pods", "Nodes", "PodsOn", "NamespaceLabels", "PDBs", "Now"}),
+            constants=frozenset(
+                {"Pods", "Nodes", "PodsOn", "NamespaceLabels", "PDBs", "Now", "Profiles"}
+            ),
             name="scheduler view",
         ),
         build=scheduler_view.scheduler_view,
@@ -76,7 +78,7 @@ VIEWS: dict[str, View] = {
             fields=autoscaler_view.FIELDS,
             enums=autoscaler_view.ENUMS,
             constants=frozenset(
-                {"Pods", "Nodes", "PodsOn", "NamespaceLabels", "PDBs", "Now"}
+                {"Pods", "Nodes", "PodsOn", "NamespaceLabels", "PDBs", "Now", "Profiles"}
                 | {"Groups", "Options", "Order", "Clock"}
             ),
             name="autoscaler view",

@@ -133,9 +133,18 @@ def explain_pod(spec: LoadedSpec, cluster: Cluster, pod: str) -> Why:
         cluster = _as_pending(cluster, pod)
     world = spec.view.build(cluster)
     spec.program.bind(world.constants)
+    scheduler = str(obj["spec"].get("schedulerName", "default-scheduler"))
+    configured = world.constants.get("Profiles")
+    if isinstance(configured, Fcn) and scheduler not in configured:
+        profiles = ", ".join(sorted(configured))
+        raise UsageError(
+            f"pod {pod!r} names schedulerName {scheduler!r}, which no profile of the scheduler "
+            f"configuration has (profiles: {profiles}): kube-scheduler leaves it to another "
+            "scheduler"
+        )
     p = world.pods[pod]
     judge = _Judge(spec, world, p)
-    weights = _weights(spec)
+    weights = _weights(spec, judge, p)
     try:
         nodes = [_judge_node(judge, p, world.nodes[name], weights) for name in world.nodes]
         best = tuple(sorted(judge("Best", p))) if any(n.feasible for n in nodes) else ()
@@ -172,10 +181,18 @@ _SCORE_PLUGINS = {
 }
 
 
-def _weights(spec: LoadedSpec) -> tuple[tuple[str, int], ...]:
-    """(score definition, weight) as ``Viability`` sums them, read from its body — so the
+def _weights(spec: LoadedSpec, judge: _Judge, p: Fcn) -> tuple[tuple[str, int], ...]:
+    """(score definition, weight) as ``Viability`` sums them: the pod's profile's weights
+    (``ScoreWeights``), or read from ``Viability``'s body in a spec without profiles — so the
     breakdown can never weigh a plugin otherwise than the total does; () if the body is not a
-    weighted sum of known score definitions."""
+    weighted sum of known score definitions (the total is then checked against the breakdown)."""
+    if any(d.name == "ScoreWeights" for d in spec.module.definitions):
+        weights = judge("ScoreWeights", p)
+        return tuple(
+            (definition, int(weights[plugin]))
+            for definition, (plugin, _) in _SCORE_PLUGINS.items()
+            if isinstance(weights, Fcn) and plugin in weights
+        )
     body = next((d.body for d in spec.module.definitions if d.name == "Viability"), None)
     terms: list[tuple[str, int]] = []
 

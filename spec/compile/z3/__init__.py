@@ -49,7 +49,7 @@ from schedspec.spec.compile.z3.equality import as_z3bool, bool_ite, sym_eq
 from schedspec.spec.compile.z3.errors import CompileTimeout, Z3Unsupported
 from schedspec.spec.compile.z3.logic import Bool, SVal, conj, disj, implies, neg
 from schedspec.spec.compile.z3.strings import STRING_BITS, SStr, Universe, string_val, string_var
-from schedspec.spec.compile.z3.values import SFun, SLambda, SSeq, SSet, kind, srecord
+from schedspec.spec.compile.z3.values import SFun, SLambda, SSeq, SSet, kind, lift, srecord
 
 __all__ = [
     "STRING_BITS",
@@ -73,6 +73,7 @@ __all__ = [
     "disj",
     "implies",
     "kind",
+    "lift",
     "neg",
     "srecord",
     "string_val",

@@ -333,6 +333,7 @@ _BUILTINS: dict[str, Callable[[Compiler, A.Apply, list[SVal]], SVal]] = {
     "IsLabelValue": _string_kind(is_label_value),
     "StartsWith": _strings2("StartsWith", lambda s, p: s.startswith(p)),
     "Contains": _strings2("Contains", lambda s, p: p in s),
+    "BeforeSlashIs": _strings2("BeforeSlashIs", lambda s, p: s.split("/")[0] == p),
     "SumBy": _b_sum_by,
     "FoldLeft": _b_fold_left,
     "SortSet": _b_sort_set,

@@ -58,6 +58,21 @@ def srecord(**fields: SVal) -> SFun:
     return SFun({k: (True, v) for k, v in fields.items()})
 
 
+def lift(v: Any) -> SVal:
+    """A concrete TLA value (:mod:`schedspec.spec.values`) as a symbolic one with no Z3 leaf."""
+    from schedspec.spec.values import Fcn
+
+    if isinstance(v, bool | int | str):
+        return v
+    if isinstance(v, Fcn):
+        return SFun({k: (True, lift(x)) for k, x in v.items()})
+    if isinstance(v, frozenset):
+        return SSet([(True, lift(e)) for e in v], distinct=True)
+    if isinstance(v, tuple):
+        return SSeq([(True, lift(e)) for e in v])
+    raise TypeError(f"no symbolic value for {type(v).__name__}")
+
+
 @dataclass(eq=False)
 class SLambda:
     arity: int

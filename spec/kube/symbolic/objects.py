@@ -173,10 +173,12 @@ class SymCluster:
         return _Builder(bounds, universe or Universe(), count, vocabulary).cluster
 
     # -- shown to the specs ----------------------------------------------------------------------
-    def scheduler_constants(self) -> dict[str, Any]:
+    def scheduler_constants(self, profiles: Any = None) -> dict[str, Any]:
+        """The scheduler view's constants; ``Profiles`` is ``profiles`` (a concrete
+        :mod:`~schedspec.spec.kube.profiles` value) or the default profile."""
         from schedspec.spec.kube.symbolic.scheduler_shape import _SchedulerShape
 
-        return _SchedulerShape(self).constants()
+        return _SchedulerShape(self, profiles).constants()
 
     def autoscaler_constants(self) -> dict[str, Any]:
         from schedspec.spec.kube.symbolic.autoscaler_shape import autoscaler_constants

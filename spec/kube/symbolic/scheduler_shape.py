@@ -7,8 +7,9 @@ from typing import Any
 
 import z3
 
-from schedspec.spec.compile.z3 import SFun, SSeq, SSet, SStr, conj, srecord, string_val
-from schedspec.spec.kube.scheduler_view import NOW
+from schedspec.spec.compile.z3 import SFun, SSeq, SSet, SStr, conj, lift, srecord, string_val
+from schedspec.spec.kube.profiles import profiles
+from schedspec.spec.kube.scheduler_view import NOW, node_affinity_record
 from schedspec.spec.kube.symbolic.bounds import DELETION_TIME, IMAGE, START_TIME
 from schedspec.spec.kube.symbolic.objects import (
     SymCluster,
@@ -20,6 +21,7 @@ from schedspec.spec.kube.symbolic.objects import (
     _Selector,
     _WeightedTerm,
 )
+from schedspec.spec.values import Fcn
 
 _REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
 _PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
@@ -42,9 +44,15 @@ def _identified(ident: int, record: SFun) -> SFun:
     return record
 
 
+def default_profiles() -> Fcn:
+    """``Profiles`` of the default KubeSchedulerConfiguration."""
+    return profiles(None, node_affinity_record)
+
+
 class _SchedulerShape:
-    def __init__(self, sc: SymCluster) -> None:
+    def __init__(self, sc: SymCluster, configured: Fcn | None = None) -> None:
         self.sc = sc
+        self.profiles = configured if configured is not None else default_profiles()
 
     def constants(self) -> dict[str, Any]:
         sc = self.sc
@@ -69,6 +77,7 @@ class _SchedulerShape:
             "NamespaceLabels": SFun(ns_labels),
             "PDBs": SSet([]),
             "Now": NOW,
+            "Profiles": lift(self.profiles),
         }
 
     def node(self, n: SymNode) -> SFun:
