@@ -43,6 +43,7 @@ REASONS = {
     "podAntiAffinity": "node(s) didn't match pod anti-affinity rules",
     "requests": "Insufficient {resource}",
     "hostPort": "node(s) didn't have free ports for the requested pod ports",
+    "existingAntiAffinity": "node(s) didn't satisfy existing pods anti-affinity rules",
 }
 """kube-scheduler's own reason for the Filter plugin each kind of item feeds (the plugins'
 ErrReason constants, pkg/scheduler/framework/plugins/*)."""
@@ -99,12 +100,13 @@ def bounds_notes(world: PlaceWorld) -> list[str]:
     """What an answer over the added node owes to its shape."""
     if world.symbolic is None:
         return []
-    keys = ", ".join(k for k in world.keys if k != HOSTNAME) or "none"
+    keys = ", ".join(k for k in world.label_keys if k != HOSTNAME) or "none"
     return [
         f"the node Z3 may add: labels with the keys the objects name ({keys}), each valued one "
         f"the objects name or {OTHER_VALUE!r} (any other value); {HOSTNAME} is its name, as "
-        f"the kubelet sets it; up to {len(world.symbolic.taints)} taints; any allocatable. A "
-        "filter reads no other label of a node, so these are the bounds of the answer"
+        f"the kubelet sets it; up to {len(world.symbolic.taints)} taints, keyed as the tolerations "
+        "are or otherwise; any allocatable. A filter reads no other label of a node, so these "
+        "are the bounds of the answer"
     ]
 
 
@@ -332,7 +334,8 @@ def explain_core(
         else:
             out.append(f"{_list(labels)} cannot all hold on one node")
     elif shown:
-        out.append(f"{_list(labels)} leave(s) only nodes that reject the pod for the reasons below")
+        verb = "leaves" if len(labels) == 1 else "leave"
+        out.append(f"{_list(labels)} {verb} only nodes that reject the pod, as follows")
     for item in shown:
         if item.kind == "minDomains":
             out.append(_min_domains_sentence(item))
@@ -340,12 +343,18 @@ def explain_core(
         out.append(_taint_sentence(pod, {"key": key, "value": value, "effect": effect}, nodes))
     if unschedulable:
         out.append(f"node(s) {', '.join(unschedulable)} are cordoned ({REASONS['unschedulable']})")
+    for item in core:
+        if item.kind == "existingAntiAffinity":
+            out.append(
+                f"{item.label} matches this pod: it keeps the pod out of that node's "
+                f"{item.data['topologyKey']} domain ({REASONS['existingAntiAffinity']})"
+            )
     if not core:
         out.append(
             f"{where} accepts the pod even without any of its own constraints: the cluster's "
             "capacity, pods or nodes stand in the way (schedspec explain says which, per node)"
         )
-    reasons = sorted({REASONS[i.kind].format(**i.data) for i in shown})
+    reasons = sorted({REASONS[i.kind].format(**i.data) for i in (*shown, *core)})
     if reasons:
         out.append("kube-scheduler would say: " + "; ".join(reasons))
     return out

@@ -150,9 +150,11 @@ def _pod_terms(pod: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 
 def strings(
     cluster: Cluster, pods: Sequence[Mapping[str, Any]], node_name: str
-) -> tuple[list[str], list[str]]:
-    """The label keys and values the added node may hold (see the module docstring)."""
+) -> tuple[list[str], list[str], list[str]]:
+    """The keys and values the added node's labels and taints may hold (see the module
+    docstring), and which of the keys a selector, spread constraint or term reads."""
     keys: dict[str, None] = {HOSTNAME: None}
+    taint_keys: dict[str, None] = {}
     values: dict[str, None] = {}
     numeric: set[int] = set()
     for pod in (*pods, *cluster.pods):
@@ -173,7 +175,7 @@ def strings(
             keys[str(t.get("topologyKey", ""))] = None
         for t in spec.get("tolerations") or ():
             if t.get("key"):
-                keys[str(t["key"])] = None
+                taint_keys[str(t["key"])] = None
             if t.get("value"):
                 values[str(t["value"])] = None
     for n in cluster.nodes:
@@ -188,7 +190,8 @@ def strings(
     values[node_name] = None
     ks = [k for k in keys if k and label_key_problem(k) is None]
     vs = [v for v in values if label_value_problem(v) is None]
-    return ks, vs
+    ts = [k for k in taint_keys if k not in keys and label_key_problem(k) is None]
+    return [*ks, *ts], vs, ks
 
 
 # ---- the world -----------------------------------------------------------------------------------
@@ -226,8 +229,7 @@ class PlaceWorld:
         self._guarded = guards
         taken = {n["metadata"]["name"] for n in cluster.nodes}
         self.node_name = _node_name(pods, taken)
-        keys, values = strings(cluster, pods, self.node_name)
-        self.keys, self.values = keys, values
+        self.keys, self.values, self.label_keys = strings(cluster, pods, self.node_name)
         for s in ("DoNotSchedule", "ScheduleAnyway", self.node_name):
             self.universe.code(s)
         base = _with_namespaces(cluster, pods)
@@ -242,8 +244,12 @@ class PlaceWorld:
             nodes[name] = lift(rec)
             nodes[name].ident = ident
         pods_lifted: dict[int, SFun] = {}
-        for j, rec in enumerate(world.pods.values()):
-            lifted = _plain(rec)
+        for j, (key, rec) in enumerate(world.pods.items()):
+            lift = _Lift()
+            q = cluster.find_pod(key)
+            if guards and q is not None and q["spec"].get("nodeName"):
+                self._existing_anti_affinity(q, lift)
+            lifted = lift(rec)
             lifted.ident = 1_000_000 + j
             pods_lifted[id(rec)] = lifted
         self.symbolic: SymNode | None = None
@@ -308,6 +314,32 @@ class PlaceWorld:
                      {"node": name})
             )  # fmt: skip
             lift.values[("spec", "unschedulable")] = g
+
+    def _existing_anti_affinity(self, q: Mapping[str, Any], lift: _Lift) -> None:
+        """A bound pod's required anti-affinity terms, as items: InterPodAffinity keeps a pod
+        out of every domain such a term of another pod matches it in."""
+        terms = ((q["spec"].get("affinity") or {}).get("podAntiAffinity") or {}).get(REQUIRED)
+        for i, term in enumerate(terms or ()):
+            m = self.term_record(q, "podAntiAffinity", term)
+            path = f"spec.affinity.podAntiAffinity.{REQUIRED}[{i}]"
+            label = (
+                f"Pod {object_key(q)} on {q['spec']['nodeName']}: {path} (topologyKey "
+                f"{term.get('topologyKey', '')}, {_selector_text(term.get('labelSelector'))})"
+            )
+            item = Item("existingAntiAffinity", f"Pod {object_key(q)}", path, label, False,
+                        {"node": q["spec"]["nodeName"],
+                         "topologyKey": term.get("topologyKey", "")})  # fmt: skip
+            slot = lift.members.setdefault(("spec", "affinity", "podAntiAffinity", REQUIRED), {})
+            g = self.guard(item)
+            slot[m] = z3.Or(slot[m], g) if m in slot else g
+
+    def term_record(self, pod: Mapping[str, Any], kind: str, term: Mapping[str, Any]) -> Fcn:
+        """The view's record of one required pod (anti-)affinity term of ``pod``."""
+        variant = copy.deepcopy(dict(pod))
+        variant["spec"]["affinity"][kind][REQUIRED] = [term]
+        variant["spec"].pop("nodeName", None)
+        (m,) = tuple(self._record(variant)["spec"]["affinity"][kind][REQUIRED])
+        return m  # type: ignore[no-any-return]
 
     def _new_node(self, pods: Sequence[Mapping[str, Any]], taints: int) -> tuple[SymNode, SFun]:
         vocab = Vocabulary(tuple(self.keys), tuple(self.values), ("default",))
@@ -554,10 +586,7 @@ class _PodItems:
         for kind in ("podAffinity", "podAntiAffinity"):
             terms = (aff.get(kind) or {}).get(REQUIRED) or ()
             for i, term in enumerate(terms):
-                variant = copy.deepcopy(self.pod)
-                variant["spec"]["affinity"][kind][REQUIRED] = [term]
-                only = self.w._record(variant)["spec"]["affinity"][kind][REQUIRED]
-                (m,) = tuple(only)
+                m = self.w.term_record(self.pod, kind, term)
                 path = f"spec.affinity.{kind}.{REQUIRED}[{i}]"
                 label = (
                     f"{path} (topologyKey {term.get('topologyKey', '')}, "

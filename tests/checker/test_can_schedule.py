@@ -54,7 +54,8 @@ def test_b_a_toleration_that_never_matches_the_cluster_s_taint(
     assert code == 1 and answer["result"] == "unsat"
     nodes = ("batch-a-1", "batch-b-1", "batch-c-1")
     assert paths(answer) == {(f"Node {n}", "spec.taints[0]") for n in nodes}
-    (line,) = answer["why"]
+    line, reasons = answer["why"]
+    assert reasons == "kube-scheduler would say: node(s) had untolerated taint(s)"
     assert line.startswith(
         "taint dedicated=batch:NoSchedule of node(s) batch-a-1, batch-b-1, batch-c-1 is not "
         "tolerated (node(s) had untolerated taint(s)): spec.tolerations[0] "
@@ -132,6 +133,36 @@ def test_the_manifest_may_hold_the_cluster(
     )  # fmt: skip
     assert main(["can-schedule", str(one), "--existing-only", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["accepted_by"] == ["batch-c-1"]
+
+
+def test_existing_pods_anti_affinity_is_named(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    def pod(name: str, app: str, node: str = "", anti: bool = False) -> dict[str, Any]:
+        spec: dict[str, Any] = {"containers": [{"name": "c", "image": "busybox:1.36"}]}
+        if node:
+            spec["nodeName"] = node
+        if anti:
+            term = {"topologyKey": "kubernetes.io/hostname",
+                    "labelSelector": {"matchLabels": {"app": "web"}}}  # fmt: skip
+            spec["affinity"] = {"podAntiAffinity": {REQ: [term]}}
+        return {"apiVersion": "v1", "kind": "Pod",
+                "metadata": {"name": name, "labels": {"app": app}}, "spec": spec}  # fmt: skip
+
+    nodes = [
+        {"apiVersion": "v1", "kind": "Node",
+         "metadata": {"name": n, "labels": {"kubernetes.io/hostname": n}},
+         "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}}
+        for n in ("n1", "n2")
+    ]  # fmt: skip
+    objects = [*nodes, pod("guard-1", "guard", "n1", True), pod("guard-2", "guard", "n2", True)]
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump_all([*objects, pod("web", "web")]))
+    assert main(["can-schedule", str(tmp_path / "c.yaml"), "--existing-only", "--json"]) == 1
+    answer = json.loads(capsys.readouterr().out)
+    assert paths(answer) == {
+        (f"Pod default/guard-{i}", f"spec.affinity.podAntiAffinity.{REQ}[0]") for i in (1, 2)
+    }
+    assert "node(s) didn't satisfy existing pods anti-affinity rules" in answer["why"][-1]
 
 
 def test_bad_input_exits_2_naming_the_object_and_field(
