@@ -80,9 +80,9 @@ def run_relate(args: argparse.Namespace, out: TextIO) -> int:
     print(f"A {args.relation} B: {MEANING[args.relation]}?", file=out)
     print(f"nodes considered: {answer.considered}", file=out)
     if answer.result == "unsat":
-        print(f"holds — unsat: no node breaks it. {answer.message}", file=out)
+        print(f"unsat, no node breaks it: {answer.message}", file=out)
     elif answer.result == "sat":
-        print(f"does not hold: {answer.message}", file=out)
+        print(f"sat, a node breaks it: {answer.message}", file=out)
         for w in ("A", "B"):
             spec = "feasible" if answer.verdicts[w] else "infeasible"
             v = impl[w]
