@@ -63,7 +63,7 @@ def run_can_schedule(args: argparse.Namespace, out: TextIO) -> int:
 
     cluster, subject = load_question(args.manifest, args.cluster, args.pod)
     mode = "existing" if args.existing_only else "new" if args.new_node else "both"
-    answer = can_schedule(cluster, subject.pod, mode, args.timeout)
+    answer = can_schedule(cluster, subject.pod, mode, args.timeout, subject.owner)
     answer.notes[:0] = list(subject.notes)
     impl: dict[str, ImplVerdict] = {}
     for name in answer.accepted:

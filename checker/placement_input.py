@@ -71,6 +71,12 @@ class Subject:
     def name(self) -> str:
         return f"{self.kind} {self.key}"
 
+    @property
+    def owner(self) -> tuple[str, str]:
+        """The object the pod's fields are said of, and their path prefix there."""
+        path = WORKLOADS.get(self.kind)
+        return self.name, ".".join(path) + "." if path else ""
+
 
 def _docs(paths: Sequence[str]) -> list[Doc]:
     docs: list[Doc] = []

@@ -149,15 +149,25 @@ def minimal_core(world: PlaceWorld, goal: Any) -> tuple[str, list[int], bool]:
 
 
 def can_schedule(
-    cluster: Cluster, pod: dict[str, Any], mode: str = "both", timeout: float = 60.0
+    cluster: Cluster,
+    pod: dict[str, Any],
+    mode: str = "both",
+    timeout: float = 60.0,
+    owner: tuple[str, str] | None = None,
 ) -> PlaceAnswer:
-    """Whether any node considered (``mode``, one of :data:`MODES`) accepts ``pod``."""
+    """Whether any node considered (``mode``, one of :data:`MODES`) accepts ``pod``; ``owner``
+    names the object and path prefix its fields are said of (a workload's pod template)."""
     start = time.monotonic()
     key = object_key(pod)
+    prefix = owner[1] if owner else ""
     try:
         world = PlaceWorld(cluster, [pod], new_node=mode != "existing", guards=True,
-                           timeout=timeout)  # fmt: skip
-        scope = node_scope(world, mode)
+                           timeout=timeout, owners=[owner] if owner else ())  # fmt: skip
+    except Z3Unsupported as err:
+        return PlaceAnswer("unknown", key, mode, mode, message=f"the Z3 backend cannot: {err}",
+                           seconds=time.monotonic() - start)  # fmt: skip
+    scope = node_scope(world, mode)
+    try:
         existing = (
             {}
             if mode == "new"
@@ -167,10 +177,10 @@ def can_schedule(
         if world.symbolic is not None and world.new_record is not None:
             added = z3.And(world.symbolic.present, world.feasible(0, world.new_record))
     except CompileTimeout:
-        return PlaceAnswer("unknown", key, mode, "", message=_timeout_message(timeout),
+        return PlaceAnswer("unknown", key, mode, scope, message=_timeout_message(timeout),
                            seconds=time.monotonic() - start)  # fmt: skip
     except Z3Unsupported as err:
-        return PlaceAnswer("unknown", key, mode, "", message=f"the Z3 backend cannot: {err}",
+        return PlaceAnswer("unknown", key, mode, scope, message=f"the Z3 backend cannot: {err}",
                            seconds=time.monotonic() - start)  # fmt: skip
     notes = bounds_notes(world)
     answer = PlaceAnswer("unknown", key, mode, scope, notes=notes)
@@ -213,7 +223,7 @@ def can_schedule(
     answer.result = "unsat"
     answer.core = [world.items[i] for i in core]
     answer.minimal = proven
-    answer.why = explain_core(world, pod, answer.core, mode)
+    answer.why = explain_core(world, pod, answer.core, mode, prefix)
     answer.message = answer.why[0] if answer.why else ""
     if world.symbolic is not None:
         answer.notes.append(
@@ -282,22 +292,24 @@ def _quoted(s: str) -> str:
     return s if s else '""'
 
 
-def _taint_sentence(pod: Mapping[str, Any], taint: Mapping[str, Any], nodes: list[str]) -> str:
+def _taint_sentence(
+    pod: Mapping[str, Any], taint: Mapping[str, Any], nodes: list[str], prefix: str = ""
+) -> str:
     key, value, effect = taint["key"], taint["value"], taint["effect"]
     text = f"{key}={value}:{effect}" if value else f"{key}:{effect}"
     head = f"taint {text} of node(s) {', '.join(nodes)} is not tolerated ({REASONS['taint']})"
     tols = list((pod.get("spec") or {}).get("tolerations") or ())
     if not tols:
-        return f"{head}: the pod has no spec.tolerations"
+        return f"{head}: the pod has no {prefix}spec.tolerations"
     near = [(i, t) for i, t in enumerate(tols) if t.get("key") == key]
     near = near or [(i, t) for i, t in enumerate(tols) if t.get("effect") in (effect, "", None)]
     if not near:
-        return f"{head}: none of spec.tolerations[0..{len(tols) - 1}] names key {key}"
+        return f"{head}: none of {prefix}spec.tolerations[0..{len(tols) - 1}] names key {key}"
     return (
         head
         + ": "
         + "; ".join(
-            f"spec.tolerations[{i}] {_toleration_text(t)} does not match it "
+            f"{prefix}spec.tolerations[{i}] {_toleration_text(t)} does not match it "
             f"({_mismatch(t, key, value, effect)})"
             for i, t in near
         )
@@ -309,7 +321,7 @@ def _list(labels: Sequence[str]) -> str:
 
 
 def explain_core(
-    world: PlaceWorld, pod: Mapping[str, Any], core: list[Item], mode: str
+    world: PlaceWorld, pod: Mapping[str, Any], core: list[Item], mode: str, prefix: str = ""
 ) -> list[str]:
     """The core in sentences: the pod's own fields first, then the cluster's taints."""
     own = [i for i in core if i.own]
@@ -340,7 +352,9 @@ def explain_core(
         if item.kind == "minDomains":
             out.append(_min_domains_sentence(item))
     for (key, value, effect), nodes in taints.items():
-        out.append(_taint_sentence(pod, {"key": key, "value": value, "effect": effect}, nodes))
+        out.append(
+            _taint_sentence(pod, {"key": key, "value": value, "effect": effect}, nodes, prefix)
+        )
     if unschedulable:
         out.append(f"node(s) {', '.join(unschedulable)} are cordoned ({REASONS['unschedulable']})")
     for item in core:

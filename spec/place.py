@@ -217,8 +217,12 @@ class PlaceWorld:
         guards: bool,
         timeout: float = 60.0,
         taints: int = 2,
+        owners: Sequence[tuple[str, str]] = (),
     ) -> None:
+        """``owners``: per pod, the object its items are said of and their path prefix (a
+        workload's template: ``Deployment shop/web``, ``spec.template.``)."""
         self.spec: LoadedSpec = load_spec("scheduler")
+        self._owners = list(owners)
         self.cluster = cluster
         self.universe = Universe()
         self.compiler = Compiler(self.spec.module, self.universe)
@@ -364,7 +368,9 @@ class PlaceWorld:
         record = self._record(pod)
         lift = _Lift()
         if self._guarded:
-            _PodItems(self, pod, record, lift).all()
+            j = len(self.judged)
+            owner = self._owners[j] if j < len(self._owners) else None
+            _PodItems(self, pod, record, lift, owner).all()
         lifted = lift(record)
         lifted.ident = ident
         return _Judged(key, pod, lifted)
@@ -485,22 +491,24 @@ def _containers(pod: Mapping[str, Any]) -> list[tuple[str, int, Mapping[str, Any
     ]
 
 
-def _requested(pod: Mapping[str, Any]) -> dict[str, list[tuple[tuple[Any, ...], str, Any]]]:
+def _requested(
+    pod: Mapping[str, Any], prefix: str = ""
+) -> dict[str, list[tuple[tuple[Any, ...], str, Any]]]:
     """Resource ↦ [(view path of the requests map, field path, quantity)] where it is asked."""
     out: dict[str, list[tuple[tuple[Any, ...], str, Any]]] = {}
     for group, i, c in _containers(pod):
         for r, q in ((c.get("resources") or {}).get("requests") or {}).items():
             out.setdefault(r, []).append(
                 (("spec", group, i, "resources", "requests"),
-                 f"spec.{group}[{i}].resources.requests[{r}]", q)
+                 f"{prefix}spec.{group}[{i}].resources.requests[{r}]", q)
             )  # fmt: skip
     spec = pod.get("spec") or {}
     for r, q in ((spec.get("resources") or {}).get("requests") or {}).items():
         out.setdefault(r, []).append(
-            (("spec", "resources", "requests"), f"spec.resources.requests[{r}]", q)
+            (("spec", "resources", "requests"), f"{prefix}spec.resources.requests[{r}]", q)
         )
     for r, q in (spec.get("overhead") or {}).items():
-        out.setdefault(r, []).append((("spec", "overhead"), f"spec.overhead[{r}]", q))
+        out.setdefault(r, []).append((("spec", "overhead"), f"{prefix}spec.overhead[{r}]", q))
     return out
 
 
@@ -525,10 +533,17 @@ def _selector_text(s: Mapping[str, Any] | None) -> str:
 class _PodItems:
     """The guarded constraint items of one pod asked about (see the module docstring)."""
 
-    def __init__(self, world: PlaceWorld, pod: dict[str, Any], record: Fcn, lift: _Lift) -> None:
+    def __init__(
+        self,
+        world: PlaceWorld,
+        pod: dict[str, Any],
+        record: Fcn,
+        lift: _Lift,
+        owner: tuple[str, str] | None = None,
+    ) -> None:
         self.w, self.pod, self.rec, self.lift = world, pod, record, lift
         self.spec = pod.get("spec") or {}
-        self.obj = f"Pod {object_key(pod)}"
+        self.obj, self.p = owner or (f"Pod {object_key(pod)}", "")
 
     def item(self, kind: str, path: str, label: str, **data: Any) -> Any:
         return self.w.guard(Item(kind, self.obj, path, label, True, data))
@@ -543,8 +558,8 @@ class _PodItems:
 
     def node_selector(self) -> None:
         for k, v in (self.spec.get("nodeSelector") or {}).items():
-            g = self.item("nodeSelector", f"spec.nodeSelector[{k}]",
-                          f"spec.nodeSelector[{k}]={v}", key=k, value=v)  # fmt: skip
+            g = self.item("nodeSelector", f"{self.p}spec.nodeSelector[{k}]",
+                          f"{self.p}spec.nodeSelector[{k}]={v}", key=k, value=v)  # fmt: skip
             self.lift.entries.setdefault(("spec", "nodeSelector"), {})[k] = g
 
     def node_affinity(self) -> None:
@@ -553,7 +568,7 @@ class _PodItems:
             return
         terms = (na.get(REQUIRED) or {}).get("nodeSelectorTerms") or ()
         rec_terms = self.rec["spec"]["affinity"]["nodeAffinity"][REQUIRED]["nodeSelectorTerms"]
-        base = f"spec.affinity.nodeAffinity.{REQUIRED}.nodeSelectorTerms"
+        base = f"{self.p}spec.affinity.nodeAffinity.{REQUIRED}.nodeSelectorTerms"
         per_term = []
         for t, term in enumerate(terms):
             gs = []
@@ -587,7 +602,7 @@ class _PodItems:
             terms = (aff.get(kind) or {}).get(REQUIRED) or ()
             for i, term in enumerate(terms):
                 m = self.w.term_record(self.pod, kind, term)
-                path = f"spec.affinity.{kind}.{REQUIRED}[{i}]"
+                path = f"{self.p}spec.affinity.{kind}.{REQUIRED}[{i}]"
                 label = (
                     f"{path} (topologyKey {term.get('topologyKey', '')}, "
                     f"{_selector_text(term.get('labelSelector'))})"
@@ -601,7 +616,7 @@ class _PodItems:
         for i, c in enumerate(self.spec.get("topologySpreadConstraints") or ()):
             if c.get("whenUnsatisfiable", "DoNotSchedule") != "DoNotSchedule":
                 continue
-            path = f"spec.topologySpreadConstraints[{i}]"
+            path = f"{self.p}spec.topologySpreadConstraints[{i}]"
             desc = (
                 f"maxSkew {c.get('maxSkew', 1)}, topologyKey {c.get('topologyKey', '')}, "
                 f"{_selector_text(c.get('labelSelector'))}"
@@ -623,7 +638,7 @@ class _PodItems:
             )
 
     def requests(self) -> None:
-        for r, places in _requested(self.pod).items():
+        for r, places in _requested(self.pod, self.p).items():
             if all(str(q) in ("0", "0m") for _, _, q in places):
                 continue
             shown = ", ".join(f"{p}={q}" for _, p, q in places)
@@ -645,7 +660,7 @@ class _PodItems:
                 )  # fmt: skip
                 if m is None:
                     continue
-                path = f"spec.{group}[{ci}].ports[{k}].hostPort"
+                path = f"{self.p}spec.{group}[{ci}].ports[{k}].hostPort"
                 g = self.item("hostPort", path, f"{path}={hp}/{want[2]}", port=hp)
                 slot = self.lift.members.setdefault(("spec", group, ci, "ports"), {})
                 slot[m] = z3.Or(slot[m], g) if m in slot else g

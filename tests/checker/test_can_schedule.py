@@ -101,7 +101,9 @@ def test_sat_gives_a_node_that_loads_and_takes_the_pod_under_spec_and_impl(
     assert answer["impl"][name]["feasible"] and answer["spec_impl_agree"]
     code, answer = ask(capsys, "shop/etl", "--existing-only")
     assert code == 1
-    assert paths(answer) == {("Pod shop/etl", "spec.containers[0].resources.requests[cpu]")}
+    assert paths(answer) == {  # said of the Deployment, at its template's path
+        ("Deployment shop/etl", "spec.template.spec.containers[0].resources.requests[cpu]")
+    }
     assert "Insufficient cpu" in answer["why"][-1]
 
 
