@@ -57,7 +57,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def run_can_schedule(args: argparse.Namespace, out: TextIO) -> int:
-    from schedspec.checker.placement_impl import impl_feasible, with_node
+    from schedspec.checker.placement_impl import impl_feasible, impl_verdicts, with_node
     from schedspec.checker.placement_input import load_question
     from schedspec.spec.can_schedule import can_schedule
 
@@ -65,9 +65,7 @@ def run_can_schedule(args: argparse.Namespace, out: TextIO) -> int:
     mode = "existing" if args.existing_only else "new" if args.new_node else "both"
     answer = can_schedule(cluster, subject.pod, mode, args.timeout, subject.owner)
     answer.notes[:0] = list(subject.notes)
-    impl: dict[str, ImplVerdict] = {}
-    for name in answer.accepted:
-        impl[name] = impl_feasible(cluster, subject.pod, name)
+    impl: dict[str, ImplVerdict] = impl_verdicts(cluster, subject.pod, answer.accepted)
     if answer.node is not None:
         impl[answer.node["metadata"]["name"]] = impl_feasible(
             with_node(cluster, answer.node), subject.pod, answer.node["metadata"]["name"]

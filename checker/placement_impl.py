@@ -10,7 +10,7 @@ beside the spec's; a difference is reported, never smoothed over.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -19,7 +19,7 @@ from schedspec.cluster import Cluster, from_objects, object_key
 from schedspec.impl.framework.cycle_state import CycleState
 from schedspec.impl.framework.status import is_success, message_of
 
-__all__ = ["ImplVerdict", "impl_feasible", "with_node"]
+__all__ = ["ImplVerdict", "impl_feasible", "impl_verdicts", "with_node"]
 
 
 @dataclass(frozen=True)
@@ -39,18 +39,29 @@ def with_node(cluster: Cluster, node: Mapping[str, Any]) -> Cluster:
 
 def impl_feasible(cluster: Cluster, pod: Mapping[str, Any], node: str) -> ImplVerdict:
     """Whether impl's framework lets ``pod``, pending in ``cluster``, on ``node``."""
+    return impl_verdicts(cluster, pod, [node])[node]
+
+
+def impl_verdicts(
+    cluster: Cluster, pod: Mapping[str, Any], nodes: Sequence[str]
+) -> dict[str, ImplVerdict]:
+    """:func:`impl_feasible` on each of ``nodes``: one sync, one PreFilter, Filter per node."""
     state = ImplState(replace(cluster, pods=(*cluster.pods, dict(pod))))
     p = state.pending.get(object_key(pod))
     if p is None:
-        return ImplVerdict(False, "impl did not queue the pod (scheduling gates?)")
+        return dict.fromkeys(nodes, ImplVerdict(False, "impl did not queue the pod"))
     fwk = state.framework(p)
     if fwk is None:
-        return ImplVerdict(False, f"no scheduler profile {p.scheduler_name!r}")
+        return dict.fromkeys(nodes, ImplVerdict(False, f"no profile {p.scheduler_name!r}"))
     cycle = CycleState()
     result, status, _ = fwk.run_pre_filter_plugins(cycle, p, state.nodes)
     if status is not None:
-        return ImplVerdict(False, f"PreFilter: {message_of(status)}")
-    if result is not None and result.node_names is not None and node not in result.node_names:
-        return ImplVerdict(False, "PreFilter left the node out")
-    st = fwk.run_filter_plugins_with_nominated_pods(cycle, p, state.by_name[node])
-    return ImplVerdict(is_success(st), "" if st is None else str(st))
+        return dict.fromkeys(nodes, ImplVerdict(False, f"PreFilter: {message_of(status)}"))
+    out = {}
+    for node in nodes:
+        if result is not None and result.node_names is not None and node not in result.node_names:
+            out[node] = ImplVerdict(False, "PreFilter left the node out")
+            continue
+        st = fwk.run_filter_plugins_with_nominated_pods(cycle, p, state.by_name[node])
+        out[node] = ImplVerdict(is_success(st), "" if st is None else str(st))
+    return out

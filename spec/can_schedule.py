@@ -24,7 +24,14 @@ import z3
 from schedspec.cluster import Cluster, from_objects, object_key
 from schedspec.spec.compile.z3 import CompileTimeout, Z3Unsupported
 from schedspec.spec.errors import SpecError
-from schedspec.spec.place import HOSTNAME, OTHER_VALUE, Item, PlaceWorld, replay_feasible
+from schedspec.spec.place import (
+    HOSTNAME,
+    OTHER_VALUE,
+    Item,
+    PlaceWorld,
+    replay_feasible,
+    replay_feasibles,
+)
 
 __all__ = ["MODES", "REASONS", "PlaceAnswer", "can_schedule", "minimal_core", "node_scope"]
 
@@ -240,8 +247,9 @@ def _timeout_message(timeout: float) -> str:
 def _check_accepted(
     world: PlaceWorld, cluster: Cluster, pod: Mapping[str, Any], names: list[str]
 ) -> None:
+    replayed = replay_feasibles(world.spec, cluster, pod, names)
     for name in names:
-        if not replay_feasible(world.spec, cluster, pod, name):
+        if not replayed[name]:
             raise InternalDisagreement(
                 f"Z3 says node {name} accepts {object_key(pod)}; the executable backend says "
                 "it does not. Please report this with the manifests."

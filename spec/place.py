@@ -34,6 +34,7 @@ under which no node accepts the pod, each of which is needed, is a minimal expla
 from __future__ import annotations
 
 import copy
+import functools
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -62,7 +63,7 @@ from schedspec.spec.load import LoadedSpec, load_spec
 from schedspec.spec.values import Fcn
 from schedspec.validate import label_key_problem, label_value_problem
 
-__all__ = ["HOSTNAME", "OTHER_VALUE", "Item", "PlaceWorld", "replay_feasible"]
+__all__ = ["HOSTNAME", "OTHER_VALUE", "Item", "PlaceWorld", "replay_feasible", "replay_feasibles"]
 
 HOSTNAME = "kubernetes.io/hostname"
 OTHER_VALUE = "schedspec-other"
@@ -221,7 +222,7 @@ class PlaceWorld:
     ) -> None:
         """``owners``: per pod, the object its items are said of and their path prefix (a
         workload's template: ``Deployment shop/web``, ``spec.template.``)."""
-        self.spec: LoadedSpec = load_spec("scheduler")
+        self.spec: LoadedSpec = _scheduler()
         self._owners = list(owners)
         self.cluster = cluster
         self.universe = Universe()
@@ -434,6 +435,12 @@ class PlaceWorld:
         if s.check(*assumptions) != z3.sat:  # pragma: no cover - kept constraints were sat
             raise CompileTimeout("the solver gave up while simplifying the node")
         return s.model()
+
+
+@functools.cache
+def _scheduler() -> LoadedSpec:
+    """``scheduler.tla``, parsed and checked once a process (it is bundled: it cannot change)."""
+    return load_spec("scheduler")
 
 
 _ROUND = {
@@ -671,9 +678,17 @@ class _PodItems:
 
 def replay_feasible(spec: LoadedSpec, cluster: Cluster, pod: Mapping[str, Any], node: str) -> bool:
     """``Feasible(p, n)`` on the executable backend, ``pod`` pending in ``cluster``."""
+    return replay_feasibles(spec, cluster, pod, [node])[node]
+
+
+def replay_feasibles(
+    spec: LoadedSpec, cluster: Cluster, pod: Mapping[str, Any], nodes: Sequence[str]
+) -> dict[str, bool]:
+    """:func:`replay_feasible` on each of ``nodes``, the cluster shown to the spec once."""
     world = spec.view.build(replace(cluster, pods=(*cluster.pods, dict(pod))))
     program = spec.runner.bind(world.constants)
-    return bool(program.call("Feasible", world.pods[object_key(pod)], world.nodes[node]))
+    p = world.pods[object_key(pod)]
+    return {n: bool(program.call("Feasible", p, world.nodes[n])) for n in nodes}
 
 
 def timed(run: Callable[[], Any]) -> tuple[Any, float]:
