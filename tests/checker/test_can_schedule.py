@@ -184,3 +184,9 @@ def test_bad_input_exits_2_naming_the_object_and_field(
     err = capsys.readouterr().err
     assert f"{bad}:8: Deployment shop/web: spec.template.spec.containers[0].image" in err
     assert "Traceback" not in err
+
+
+def test_a_timeout_is_unknown_never_unsat(capsys: pytest.CaptureFixture[str]) -> None:
+    code, answer = ask(capsys, "shop/reports-db", "--timeout", "0.000001")
+    assert code == 3 and answer["result"] == "unknown" and answer["core"] == []
+    assert "timeout" in answer["message"]
