@@ -157,7 +157,7 @@ def strings(
     keys: dict[str, None] = {HOSTNAME: None}
     taint_keys: dict[str, None] = {}
     values: dict[str, None] = {}
-    numeric: set[int] = set()
+    ordered = False  # a Gt/Lt requirement compares label values as integers
     for pod in (*pods, *cluster.pods):
         spec = pod.get("spec") or {}
         for k, v in (spec.get("nodeSelector") or {}).items():
@@ -166,10 +166,9 @@ def strings(
         for term in _terms(pod):
             for r in term.get("matchExpressions") or ():
                 keys[str(r.get("key", ""))] = None
+                ordered = ordered or r.get("operator") in ("Gt", "Lt")
                 for v in r.get("values") or ():
                     values[str(v)] = None
-                    if r.get("operator") in ("Gt", "Lt") and str(v).lstrip("-").isdigit():
-                        numeric.add(int(v))
         for c in spec.get("topologySpreadConstraints") or ():
             keys[str(c.get("topologyKey", ""))] = None
         for t in _pod_terms(pod):
@@ -183,10 +182,11 @@ def strings(
         for k, v in (n["metadata"].get("labels") or {}).items():
             if k in keys and k != HOSTNAME:
                 values[str(v)] = None
-    for i in numeric:
-        for j in (i - 1, i, i + 1):
-            if j >= 0:
-                values[str(j)] = None
+    if ordered:  # an integer in each interval the named integers cut: each, and its neighbours
+        for i in {int(v) for v in values if v.isdigit()}:
+            for j in (i - 1, i + 1):
+                if j >= 0:
+                    values[str(j)] = None
     values[OTHER_VALUE] = None
     values[node_name] = None
     ks = [k for k in keys if k and label_key_problem(k) is None]

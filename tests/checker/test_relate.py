@@ -128,3 +128,33 @@ def test_text_output_and_bad_input(
     assert "/nonexistent.yaml: cannot read" in capsys.readouterr().err
     assert main(["relate", QUESTIONS, variants["in"], "--as", "disjoint"]) == 2
     assert "name the pod with --pod-a NS/NAME" in capsys.readouterr().err
+
+
+def test_witnesses_need_integers_between_the_named_ones_and_taints(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    def write(name: str, **spec: Any) -> str:
+        path = tmp_path / f"{name}.yaml"
+        path.write_text(yaml.safe_dump(_pod(name, **spec)), encoding="utf-8")
+        return str(path)
+
+    def gen(operator: str, *values: str) -> dict[str, Any]:
+        expr = {"key": "gen", "operator": operator, "values": list(values)}
+        return {"nodeAffinity": {REQ: {"nodeSelectorTerms": [{"matchExpressions": [expr]}]}}}
+
+    newer = write("newer", affinity=gen("Gt", "3"))
+    listed = write("listed", affinity=gen("In", "4", "5"))
+    code, answer = relate(capsys, newer, listed, "subsumes")  # gen=6: above 3, not listed
+    assert code == 1
+    assert int(answer["witness"]["manifest"]["metadata"]["labels"]["gen"]) > 5
+    _check_witness(answer, newer, listed, ())
+    assert relate(capsys, listed, newer, "subsumes")[0] == 0
+    toleration = {"key": "dedicated", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"}
+    tolerant = write("tolerant", tolerations=[toleration])
+    plain = write("plain")
+    code, answer = relate(capsys, tolerant, plain, "subsumes")  # a node tainted dedicated=gpu
+    assert code == 1
+    (taint,) = answer["witness"]["manifest"]["spec"]["taints"]
+    assert taint == {"key": "dedicated", "effect": "NoSchedule", "value": "gpu"}
+    _check_witness(answer, tolerant, plain, ())
+    assert relate(capsys, plain, tolerant, "subsumes")[0] == 0
