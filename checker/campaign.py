@@ -91,7 +91,7 @@ class CampaignResult:
     pods: tuple[int, int] = (1, 10)
     seconds: float = 0.0
     jobs: int = 1
-    strategy: str = "default"  # or "preemption", "scoring": --nodes/--pods do not apply
+    strategy: str = "default"  # "preemption", "scoring" (no --nodes/--pods), "profiles"
     totals: ClusterCheck = field(default_factory=ClusterCheck)
     failing_examples: Counter[str] = field(default_factory=Counter)  # predicate → clusters
     counterexamples: list[Counterexample] = field(default_factory=list)
@@ -158,7 +158,8 @@ def _strategy(
 ) -> st.SearchStrategy[Objects]:
     """``default``: :func:`strategies.cluster_objects` of those sizes; ``preemption``:
     :func:`strategies.preemption_cluster_objects` (its own sizes: 1–4 nodes, up to 15 pods);
-    ``scoring``: :func:`strategies.scoring_cluster_objects` (2–6 nodes, up to 21 pods). A
+    ``scoring``: :func:`strategies.scoring_cluster_objects` (2–6 nodes, up to 21 pods);
+    ``profiles``: either, with a drawn KubeSchedulerConfiguration (:mod:`.strategies.profiles`). A
     ``spec`` given as a path (a user's own rules) also has the label keys and values its
     definitions name drawn in (:func:`question.spec_terms`), as the pools' would otherwise never
     make a rule over them false."""
@@ -173,6 +174,13 @@ def _strategy(
         base = preemption_cluster_objects()
     elif name == "scoring":
         base = scoring_cluster_objects()
+    elif name == "profiles":
+        from schedspec.checker.strategies.profiles import with_profiles
+
+        default = cluster_objects(
+            min_nodes=nodes[0], max_nodes=nodes[1], min_pods=pods[0], max_pods=pods[1]
+        )
+        base = with_profiles(st.one_of(default, scoring_cluster_objects()))
     else:
         base = cluster_objects(
             min_nodes=nodes[0], max_nodes=nodes[1], min_pods=pods[0], max_pods=pods[1]
@@ -197,9 +205,20 @@ def _settings(examples: int, phases: Sequence[Phase]) -> settings:
 
 
 def _load(objects: Objects) -> Cluster | None:
+    """The cluster, or None when the loader, impl or the spec refuses it (a minimised
+    KubeSchedulerConfiguration can lose a field it needs)."""
+    from schedspec.impl.errors import ConfigError
+    from schedspec.impl.framework.config import parse_config
+    from schedspec.spec.kube.profiles import profiles
+    from schedspec.spec.kube.scheduler_view import node_affinity_record
+
     try:
-        return from_objects(objects)
-    except ManifestError:
+        cluster = from_objects(objects)
+        if cluster.scheduler_config is not None:
+            parse_config(cluster.scheduler_config)
+            profiles(cluster.scheduler_config, node_affinity_record)
+        return cluster
+    except (ManifestError, ConfigError):
         return None
 
 

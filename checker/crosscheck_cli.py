@@ -27,6 +27,7 @@ _STRATEGY_SIZES = {
     "default": "",
     "preemption": "1–4 nodes, 1–15 pods",
     "scoring": "2–6 nodes, 1–21 pods",
+    "profiles": "the default or scoring clusters, with a drawn KubeSchedulerConfiguration",
 }
 
 

@@ -237,10 +237,19 @@ def _filters() -> dict[str, Callable[[ImplState, Pod, NodeInfo], bool]]:
         "TaintsOK": lambda s, p, ni: taint_toleration.fits(p, node_of(ni)),
         "NodeAffinityOK": lambda s, p, ni: node_affinity.fits(p, node_of(ni)),
         "PortsOK": lambda s, p, ni: node_ports.fits(p, ni),
-        "FitOK": lambda s, p, ni: node_resources_fit.fits(p, ni),
+        "FitOK": lambda s, p, ni: node_resources_fit.fits(p, ni, *_fit_args(s, p)),
         "SpreadOK": lambda s, p, ni: s.prepared(_spread_on, p)(ni),
         "InterPodAffinityOK": lambda s, p, ni: s.prepared(_inter_pod_affinity_on, p)(ni),
     }
+
+
+def _fit_args(s: ImplState, pod: Pod) -> tuple[frozenset[str], frozenset[str]]:
+    """The pod's profile's NodeResourcesFit ``ignoredResources`` and ``ignoredResourceGroups``."""
+    fwk = s.framework(pod)
+    plugin = fwk.plugins.get("NodeResourcesFit") if fwk is not None else None
+    if isinstance(plugin, node_resources_fit.NodeResourcesFit):
+        return plugin.ignored, plugin.groups
+    return frozenset(), frozenset()
 
 
 def _spread_on(s: ImplState, pod: Pod) -> Callable[[NodeInfo], bool]:
@@ -566,7 +575,8 @@ class _ClusterRun:
         s, i = self.s, self.i
         nodes = s.world.nodes
         for row in self.checker.rows:
-            if row.point == "filter":
+            # a plugin the profile does not build has no arguments to judge it with
+            if row.point == "filter" and row.plugin in fwk.plugins:
                 impl_fn = _FILTERS[row.spec]
                 for name, n in nodes.items():
                     impl_value = _guard(impl_fn, i, pod, i.by_name[name])
@@ -587,8 +597,6 @@ class _ClusterRun:
         self.compare(
             "Schedulable", key, None, bool(spec_feasible), bool(run.feasible), real_feasible
         )
-        if self.cluster.scheduler_config is not None:
-            return  # the spec's weights and arguments are the default profile's
         self.check_preemption(fwk, key, p, pod, run)
         feasible_names = [ni.name for ni in run.feasible]
         spec_best = s.call("Best", p) if spec_feasible else frozenset()
@@ -639,8 +647,9 @@ class _ClusterRun:
     ) -> None:
         s, nodes = self.s, self.s.world.nodes
         for row in self.checker.rows:
-            if row.point == "score":
-                got = run.plugin_scores.get(row.plugin, [0] * len(feasible_names))
+            if row.point == "score" and row.plugin in run.plugin_scores:
+                # a plugin the profile does not score with has nothing to compare
+                got = run.plugin_scores[row.plugin]
                 for idx, name in enumerate(feasible_names):
                     impl_value = got if isinstance(got, _Raised) else got[idx]
                     self.compare(row.spec, key, name, s.call(row.spec, p, nodes[name]), impl_value)
