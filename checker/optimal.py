@@ -32,12 +32,12 @@ from typing import Any
 
 from schedspec.checker.optimal_filters import Filters, OrderBudgetExceeded, Rejection, find_order
 from schedspec.checker.optimal_model import OBJECTIVES, Problem, build, busy_nodes
-from schedspec.checker.optimal_solvers import Z3Backend
+from schedspec.checker.optimal_solvers import SOLVERS, backend
 from schedspec.cluster import Cluster
 from schedspec.impl.api import Node, Pod, namespace_from_dict, node_from_dict, pod_from_dict
 from schedspec.impl.simulate import ScheduleResult, simulate
 
-__all__ = ["OBJECTIVES", "Figures", "Outcome", "optimal"]
+__all__ = ["OBJECTIVES", "SOLVERS", "Figures", "Outcome", "as_json", "optimal"]
 
 _NS_NAME = "kubernetes.io/metadata.name"
 DEFAULT_SCHEDULER = "default-scheduler"
@@ -72,6 +72,7 @@ class Outcome:
     cuts: int = 0
     inexact_cuts: int = 0
     model_exact: bool = True
+    solver: str = "cpsat"
     notes: list[str] = field(default_factory=list)
 
     def gap(self) -> Figures:
@@ -157,6 +158,7 @@ def optimal(
     seed: int = 0,
     order_budget: int = 5000,
     greedy: ScheduleResult | None = None,
+    solver: str = "cpsat",
 ) -> Outcome:
     """The optimum and greedy's run, compared (see the module docstring)."""
     start = time.perf_counter()
@@ -191,12 +193,13 @@ def optimal(
             "is under the default profile's Filter plugins"
         )
     _start_from_greedy(outcome, filters, (pods, bound, nodes), order_budget)
-    backend = Z3Backend(problem)
+    outcome.solver = solver
+    engine = backend(solver, problem)
     while True:
         left = deadline - time.perf_counter()
         if left <= 0:
             break
-        solution = backend.solve(left)
+        solution = engine.solve(left)
         outcome.solves += 1
         if solution.status in ("infeasible", "unknown"):
             break  # infeasible: every placement was cut (an empty one never is)
@@ -217,7 +220,7 @@ def optimal(
             )
         if solution.status != "optimal":
             break  # out of time with an invalid placement: keep the best validated one
-        backend.cut(solution.true)
+        engine.cut(solution.true)
         outcome.cuts += 1
     outcome.seconds = time.perf_counter() - start
     assert considered >= set(outcome.placement)
@@ -293,7 +296,7 @@ def as_json(outcome: Outcome) -> dict[str, Any]:
         "left_out": dict(sorted(outcome.left_out.items())),
         "never_fit": dict(sorted(outcome.never.items())),
         "solver": {
-            "name": "z3",
+            "name": outcome.solver,
             "seconds": round(outcome.seconds, 3),
             "solves": outcome.solves,
             "cuts": outcome.cuts,

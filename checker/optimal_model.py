@@ -39,6 +39,7 @@ it into Z3's.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
@@ -180,6 +181,27 @@ class _Builder:
         for (i, j), v in self.p.x.items():
             out[j].append((i, v))
         return out
+
+    # ---- identical pods (a Deployment's replicas) are interchangeable
+
+    def symmetry(self) -> None:
+        """Among pods alike in all but name, an earlier one is placed if a later one is, and
+        on a node of no greater index: any placement has such a twin (renaming replicas
+        changes no filter's verdict), so the optimum is kept and the solver is spared
+        proving it again for each permutation."""
+        p = self.p
+        alike: dict[str, list[int]] = defaultdict(list)
+        for i, pod in enumerate(p.pods):
+            if p.on(i):
+                alike[repr(dataclasses.replace(pod, name="", uid=""))].append(i)
+        top = len(p.nodes)
+        for members in alike.values():
+            for a, b in itertools.pairwise(members):
+                on_a, on_b = p.on(a), p.on(b)
+                placed = [(1, v) for _, v in on_b] + [(-1, v) for _, v in on_a]
+                p.constraints.append(Lin(tuple(placed), 0))
+                order = [(j, v) for j, v in on_a] + [(top - j, v) for j, v in on_b]
+                p.constraints.append(Lin(tuple(order), top))
 
     # ---- NodeResourcesFit and NodePorts
 
@@ -428,6 +450,7 @@ def build(
     problem = Problem(list(pods), list(nodes), objective)
     b = _Builder(problem, filters, bound, namespaces)
     b.placements()
+    b.symmetry()
     b.resources()
     b.ports()
     b.anti_affinity()
