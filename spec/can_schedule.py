@@ -114,7 +114,14 @@ def bounds_notes(world: PlaceWorld) -> list[str]:
         f"the kubelet sets it; up to {len(world.symbolic.taints)} taints, keyed as the tolerations "
         "are or otherwise; any allocatable. A filter reads no other label of a node, so these "
         "are the bounds of the answer"
-    ]
+    ] + (
+        [
+            f"the added node is named {world.node_name}: a matchFields term naming another node "
+            f"no node has ({', '.join(world.named_nodes[1:])}) is judged against that name only"
+        ]
+        if len(world.named_nodes) > 1
+        else []
+    )
 
 
 def _holds(f: Any, guards: Sequence[Any]) -> bool | None:

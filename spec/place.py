@@ -234,6 +234,7 @@ class PlaceWorld:
         self._guarded = guards
         taken = {n["metadata"]["name"] for n in cluster.nodes}
         self.node_name = _node_name(pods, taken)
+        self.named_nodes = named_nodes(pods, taken)
         self.keys, self.values, self.label_keys = strings(cluster, pods, self.node_name)
         for s in ("DoNotSchedule", "ScheduleAnyway", self.node_name):
             self.universe.code(s)
@@ -460,15 +461,23 @@ def _binary(q: Any) -> Any:
     return q
 
 
-def _node_name(pods: Sequence[Mapping[str, Any]], taken: set[str]) -> str:
-    """The added node's name: one the pods' ``matchFields`` ask for, when no node has it."""
+def named_nodes(pods: Sequence[Mapping[str, Any]], taken: set[str]) -> list[str]:
+    """Node names the pods' ``matchFields`` name that no node of the cluster has."""
+    out: dict[str, None] = {}
     for pod in pods:
         for term in _terms(pod):
             for r in term.get("matchFields") or ():
-                vals = r.get("values") or ()
-                asked = r.get("key") == "metadata.name" and r.get("operator") == "In"
-                if asked and vals and str(vals[0]) not in taken:
-                    return str(vals[0])
+                if r.get("key") == "metadata.name":
+                    out.update((str(v), None) for v in r.get("values") or () if v not in taken)
+    return list(out)
+
+
+def _node_name(pods: Sequence[Mapping[str, Any]], taken: set[str]) -> str:
+    """The added node's name: the first one the pods' ``matchFields`` name that no node has
+    (In or NotIn: either way the name decides), else a fresh one."""
+    named = named_nodes(pods, taken)
+    if named:
+        return named[0]
     name, k = NEW_NODE, 1
     while name in taken:
         k += 1
