@@ -242,5 +242,10 @@ def load_question(
     pending["status"].pop("nominatedNodeName", None)
     if bound:
         notes.append(f"{pod} is bound to {bound}: it is judged as if pending, without itself")
+    if pending["spec"].pop("schedulingGates", None):
+        notes.append(
+            f"{pod}'s spec.schedulingGates are left out: the question is where it may go once "
+            "they are removed (a gated pod is not scheduled at all)"
+        )
     rest = tuple(p for p in cluster.pods if object_key(p) != pod and object_key(p) not in workloads)
     return replace(cluster, pods=rest), Subject(pod, kind, pending, tuple(notes))
