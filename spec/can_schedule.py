@@ -150,6 +150,9 @@ def minimal_core(world: PlaceWorld, goal: Any) -> tuple[str, list[int], bool]:
     for i in order:
         if i not in kept:
             continue
+        if world.compiler.deadline is not None and time.monotonic() > world.compiler.deadline:
+            proven = False  # out of time: what is kept is a core, perhaps not a minimal one
+            break
         trial = [k for k in kept if k != i]
         assumptions = [guards[k] for k in trial]
         assumptions += [z3.Not(g) for k, g in enumerate(guards) if k not in trial]
@@ -303,6 +306,11 @@ def _mismatch(t: Mapping[str, Any], key: str, value: str, effect: str) -> str:
     return "; ".join(why) or "it does not match"
 
 
+def _names(nodes: Sequence[str], shown: int = 8) -> str:
+    more = f", … +{len(nodes) - shown}" if len(nodes) > shown else ""
+    return ", ".join(nodes[:shown]) + more
+
+
 def _quoted(s: str) -> str:
     return s if s else '""'
 
@@ -312,7 +320,7 @@ def _taint_sentence(
 ) -> str:
     key, value, effect = taint["key"], taint["value"], taint["effect"]
     text = f"{key}={value}:{effect}" if value else f"{key}:{effect}"
-    head = f"taint {text} of node(s) {', '.join(nodes)} is not tolerated ({REASONS['taint']})"
+    head = f"taint {text} of node(s) {_names(nodes)} is not tolerated ({REASONS['taint']})"
     tols = list((pod.get("spec") or {}).get("tolerations") or ())
     if not tols:
         return f"{head}: the pod has no {prefix}spec.tolerations"
@@ -371,7 +379,7 @@ def explain_core(
             _taint_sentence(pod, {"key": key, "value": value, "effect": effect}, nodes, prefix)
         )
     if unschedulable:
-        out.append(f"node(s) {', '.join(unschedulable)} are cordoned ({REASONS['unschedulable']})")
+        out.append(f"node(s) {_names(unschedulable)} are cordoned ({REASONS['unschedulable']})")
     for item in core:
         if item.kind == "existingAntiAffinity":
             out.append(
