@@ -52,11 +52,17 @@ def run_relate(args: argparse.Namespace, out: TextIO) -> int:
     from schedspec.checker.placement_input import load_cluster, load_question
     from schedspec.spec.relate import MEANING, relate
 
-    _, a = load_question(args.a, (), args.pod_a, flag="--pod-a")
-    _, b = load_question(args.b, (), args.pod_b, flag="--pod-b")
+    rest_a, a = load_question(args.a, (), args.pod_a, flag="--pod-a")
+    rest_b, b = load_question(args.b, (), args.pod_b, flag="--pod-b")
     cluster = load_cluster(args.cluster)
     answer = relate(cluster, a.pod, b.pod, args.relation, args.timeout)
-    answer.notes[:0] = list(dict.fromkeys([*a.notes, *b.notes]))
+    ignored = [
+        f"{path} holds {len(rest.nodes)} node(s) and {len(rest.bound_pods())} bound pod(s): they "
+        "are not the cluster of this question (pass them with --cluster)"
+        for path, rest in dict(((args.a, rest_a), (args.b, rest_b))).items()
+        if (rest.nodes or rest.bound_pods()) and path not in args.cluster
+    ]
+    answer.notes[:0] = list(dict.fromkeys([*a.notes, *b.notes, *ignored]))
     impl: dict[str, ImplVerdict] = {}
     if answer.result == "sat":
         where = with_node(cluster, answer.node) if answer.node is not None else cluster
