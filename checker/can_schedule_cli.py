@@ -71,6 +71,9 @@ def run_can_schedule(args: argparse.Namespace, out: TextIO) -> int:
             with_node(cluster, answer.node), subject.pod, answer.node["metadata"]["name"]
         )
     disagree = sorted(n for n, v in impl.items() if not v.feasible)
+    if answer.result == "unsat" and mode != "new":  # impl must reject every node of the cluster
+        impl = impl_verdicts(cluster, subject.pod, [n["metadata"]["name"] for n in cluster.nodes])
+        disagree = sorted(n for n, v in impl.items() if v.feasible)
     if args.json:
         doc: dict[str, Any] = {
             **answer.as_json(),
@@ -92,12 +95,19 @@ def run_can_schedule(args: argparse.Namespace, out: TextIO) -> int:
         print(f"  core ({tag}; dropping any one lets the pod schedule):", file=out)
         for item in answer.core:
             print(f"    {item.obj}: {item.path}", file=out)
+        if impl and not disagree:
+            print(
+                f"  impl's framework rejects each of the cluster's {len(impl)} node(s) too",
+                file=out,
+            )
     else:
         print(f"unknown: {answer.message}", file=out)
     for n in disagree:
+        spec_says = "rejects" if answer.result == "unsat" else "accepts"
+        impl_says = "it accepts it" if impl[n].feasible else impl[n].message
         print(
-            f"DISAGREE: the spec says {n} accepts {subject.key}; impl's framework says "
-            f"{impl[n].message}. Please report this with the manifests.",
+            f"DISAGREE: the spec says {n} {spec_says} {subject.key}; impl's framework says "
+            f"{impl_says}. Please report this with the manifests.",
             file=out,
         )
     for note in answer.notes:

@@ -237,6 +237,12 @@ def can_schedule(
         return answer
     if status == "sat":  # pragma: no cover - each disjunct was unsat on its own
         raise InternalDisagreement(f"{key}: no node accepts the pod, yet some node does")
+    if mode != "new" and any(
+        replay_feasibles(world.spec, cluster, pod, list(world.nodes)).values()
+    ):
+        raise InternalDisagreement(  # pragma: no cover - a bug in one of the two backends
+            f"Z3 says no node of the cluster accepts {key}; the executable backend says one does"
+        )
     answer.result = "unsat"
     answer.core = [world.items[i] for i in core]
     answer.minimal = proven

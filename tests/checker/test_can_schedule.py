@@ -81,6 +81,11 @@ def test_c_min_domains_beyond_the_domains_the_affinity_leaves(
     assert "spec.topologySpreadConstraints[0].minDomains=3" in text
     assert "global minimum as 0" in text
     assert "topology.kubernetes.io/zone In [us-east-1a, us-east-1b]" in text
+    assert answer["spec_impl_agree"]  # impl's framework rejects every node of the cluster too
+    spread = (
+        "Unschedulable (PodTopologySpread): node(s) didn't match pod topology spread constraints"
+    )
+    assert answer["impl"]["batch-a-1"] == {"feasible": False, "message": spread}
 
 
 def test_sat_gives_a_node_that_loads_and_takes_the_pod_under_spec_and_impl(
