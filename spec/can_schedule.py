@@ -100,7 +100,9 @@ def node_scope(world: PlaceWorld, mode: str) -> str:
     if mode == "existing":
         return f"{theirs}, as they stand (--existing-only)"
     added = f"one node Z3 may add ({world.node_name})"
-    return added + " (--new-node)" if mode == "new" else f"{theirs} and {added}"
+    if mode == "new":
+        return added + " (--new-node)"
+    return f"{theirs} and {added}" if names else f"{added}; the cluster has no nodes"
 
 
 def bounds_notes(world: PlaceWorld) -> list[str]:
@@ -367,7 +369,16 @@ def explain_core(
     where = "no node the cluster has" if mode == "existing" else "no node considered"
     out: list[str] = []
     labels = [i.label for i in shown]
-    if shown and not taints and not unschedulable:
+    by_term: dict[int, list[str]] = {}
+    for i in shown:
+        if i.kind == "nodeAffinity":
+            by_term.setdefault(int(i.data["term"]), []).append(i.label)
+    if len(by_term) > 1 and not taints and not unschedulable:  # the terms are ORed
+        rest = [i.label for i in shown if i.kind != "nodeAffinity"]
+        terms = "; ".join(f"term {t}: {_list(ls)}" for t, ls in sorted(by_term.items()))
+        head = f"{_list(rest)} contradicts" if rest else f"on {where}, none holds of"
+        out.append(f"{head} each of the required node affinity's nodeSelectorTerms (ORed): {terms}")
+    elif shown and not taints and not unschedulable:
         if len(shown) == 2:
             out.append(f"{labels[0]} contradicts {labels[1]}")
         elif len(shown) == 1:

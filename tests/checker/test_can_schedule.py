@@ -172,6 +172,37 @@ def test_existing_pods_anti_affinity_is_named(
     assert "node(s) didn't satisfy existing pods anti-affinity rules" in answer["why"][-1]
 
 
+def test_a_selector_against_every_ored_term(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    def term(*exprs: dict[str, Any]) -> dict[str, Any]:
+        return {"matchExpressions": list(exprs)}
+
+    pod = {
+        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "t"},
+        "spec": {"nodeSelector": {"x": "1"},
+                 "affinity": {"nodeAffinity": {REQ: {"nodeSelectorTerms": [
+                     term({"key": "x", "operator": "In", "values": ["2"]},
+                          {"key": "y", "operator": "Exists"}),
+                     term({"key": "x", "operator": "In", "values": ["3"]})]}}},
+                 "containers": [{"name": "c", "image": "busybox:1.36"}]},
+    }  # fmt: skip
+    (tmp_path / "t.yaml").write_text(yaml.safe_dump(pod), encoding="utf-8")
+    assert main(["can-schedule", str(tmp_path / "t.yaml"), "--json"]) == 1
+    answer = json.loads(capsys.readouterr().out)
+    terms = f"spec.affinity.nodeAffinity.{REQ}.nodeSelectorTerms"
+    assert {p for _, p in paths(answer)} == {  # y Exists is not needed: not in the core
+        "spec.nodeSelector[x]",
+        f"{terms}[0].matchExpressions[0]",
+        f"{terms}[1].matchExpressions[0]",
+    }
+    assert answer["why"][0].startswith(
+        "spec.nodeSelector[x]=1 contradicts each of the required node affinity's "
+        "nodeSelectorTerms (ORed): term 0: "
+    )
+    assert answer["nodes_considered"]["text"].endswith("the cluster has no nodes")
+
+
 def test_bad_input_exits_2_naming_the_object_and_field(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
