@@ -109,21 +109,28 @@ def bounds_notes(world: PlaceWorld) -> list[str]:
     """What an answer over the added node owes to its shape."""
     if world.symbolic is None:
         return []
+    notes = []
+    if world.dropped:
+        notes.append(
+            f"{world.dropped} label values of the cluster's nodes do not fit the solver's string "
+            "universe and the added node cannot take them: an unsat is reported as unknown"
+        )
     keys = ", ".join(k for k in world.label_keys if k != HOSTNAME) or "none"
-    return [
+    taints = len(world.symbolic.taints)
+    notes.append(
         f"the node Z3 may add: labels with the keys the objects name ({keys}), each valued one "
         f"the objects name or {OTHER_VALUE!r} (any other value); {HOSTNAME} is its name, as "
-        f"the kubelet sets it; up to {len(world.symbolic.taints)} taints, keyed as the tolerations "
-        "are or otherwise; any allocatable. A filter reads no other label of a node, so these "
-        "are the bounds of the answer"
-    ] + (
-        [
-            f"the added node is named {world.node_name}: a matchFields term naming another node "
-            f"no node has ({', '.join(world.named_nodes[1:])}) is judged against that name only"
-        ]
-        if len(world.named_nodes) > 1
-        else []
+        f"the kubelet sets it; up to {taints} taints, keyed as the tolerations are or "
+        "otherwise; any allocatable. A filter reads no other label of a node, so these are the "
+        "bounds of the answer"
     )
+    if len(world.named_nodes) > 1:
+        others = ", ".join(world.named_nodes[1:])
+        notes.append(
+            f"the added node is named {world.node_name}: a matchFields term naming another node "
+            f"no node has ({others}) is judged against that name only"
+        )
+    return notes
 
 
 def _holds(f: Any, guards: Sequence[Any]) -> bool | None:
@@ -239,6 +246,12 @@ def can_schedule(
         return answer
     if status == "sat":  # pragma: no cover - each disjunct was unsat on its own
         raise InternalDisagreement(f"{key}: no node accepts the pod, yet some node does")
+    if world.dropped:
+        answer.message = (
+            "no node considered accepts the pod, but the added node could not take every label "
+            "value of the cluster's nodes (see the notes)"
+        )
+        return answer
     if mode != "new" and any(
         replay_feasibles(world.spec, cluster, pod, list(world.nodes)).values()
     ):

@@ -44,6 +44,7 @@ import z3
 
 from schedspec.cluster import Cluster, from_objects, object_key
 from schedspec.spec.compile.z3 import (
+    STRING_BITS,
     Compiler,
     CompileTimeout,
     SFun,
@@ -236,6 +237,7 @@ class PlaceWorld:
         self.node_name = _node_name(pods, taken)
         self.named_nodes = named_nodes(pods, taken)
         self.keys, self.values, self.label_keys = strings(cluster, pods, self.node_name)
+        self.dropped = self._fit_values(cluster, pods) if new_node else 0
         for s in ("DoNotSchedule", "ScheduleAnyway", self.node_name):
             self.universe.code(s)
         base = _with_namespaces(cluster, pods)
@@ -288,6 +290,19 @@ class PlaceWorld:
             self.judged.append(self._judged(pod, 2_000_000 + j))
 
     # -- building ---------------------------------------------------------------------------------
+    def _fit_values(self, cluster: Cluster, pods: Sequence[Mapping[str, Any]]) -> int:
+        """Keep the added node's label values within the string universe: the values the pods
+        name first, then as many of the cluster's nodes' values as fit; how many were left."""
+        room = (1 << STRING_BITS) - len(self.universe) - len(self.keys) - _SPARE_STRINGS
+        if len(self.values) <= room:
+            return 0
+        named = set(strings(replace(cluster, nodes=()), pods, self.node_name)[1])
+        kept = [v for v in self.values if v in named]
+        kept += [v for v in self.values if v not in named][: max(0, room - len(kept))]
+        dropped = len(self.values) - len(kept)
+        self.values = kept
+        return dropped
+
     def guard(self, item: Item) -> Any:
         g = z3.Bool(f"item{len(self.items)}:{item.path}")
         self.items.append(item)
@@ -443,6 +458,10 @@ def _scheduler() -> LoadedSpec:
     """``scheduler.tla``, parsed and checked once a process (it is bundled: it cannot change)."""
     return load_spec("scheduler")
 
+
+_SPARE_STRINGS = 64
+"""Codes left for the builder's fixed strings (operators, effects, phases, …) and the ones the
+compiler meets."""
 
 _ROUND = {
     "cpu": (4000, 8000, 16000, 32000, 64000),

@@ -145,6 +145,12 @@ def relate(
     if r == z3.unknown:
         answer.message = f"the solver gave up within {timeout:g}s"
         return answer
+    if r == z3.unsat and world.dropped:
+        answer.message = (
+            f"no node breaks {relation} within the bounds, but the added node could not take "
+            "every label value of the cluster's nodes (see the notes)"
+        )
+        return answer
     if r == z3.unsat:
         answer.result = "unsat"
         answer.message = (

@@ -226,3 +226,33 @@ def test_a_timeout_is_unknown_never_unsat(capsys: pytest.CaptureFixture[str]) ->
     code, answer = ask(capsys, "shop/reports-db", "--timeout", "0.000001")
     assert code == 3 and answer["result"] == "unknown" and answer["core"] == []
     assert "timeout" in answer["message"]
+
+
+def test_values_past_the_string_universe_turn_unsat_into_unknown(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("schedspec.spec.place._SPARE_STRINGS", 200)  # room for a few values
+    nodes = [
+        {"apiVersion": "v1", "kind": "Node",
+         "metadata": {"name": f"n{i}", "labels": {"rack": f"r{i}"}},
+         "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}}
+        for i in range(40)
+    ]  # fmt: skip
+    expr = {"key": "disktype", "operator": "NotIn", "values": ["ssd"]}
+    pod = {
+        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+        "spec": {"nodeSelector": {"disktype": "ssd"},
+                 "topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "rack",
+                                                "whenUnsatisfiable": "DoNotSchedule",
+                                                "labelSelector": {}}],
+                 "affinity": {"nodeAffinity": {REQ: {"nodeSelectorTerms": [
+                     {"matchExpressions": [expr]}]}}},
+                 "containers": [{"name": "c", "image": "busybox:1.36"}]},
+    }  # fmt: skip
+    (tmp_path / "racks.yaml").write_text(yaml.safe_dump_all([*nodes, pod]), encoding="utf-8")
+    assert main(["can-schedule", str(tmp_path / "racks.yaml"), "--json"]) == 3
+    answer = json.loads(capsys.readouterr().out)
+    assert answer["result"] == "unknown" and "could not take every label value" in answer["message"]
+    assert any("do not fit the solver's string universe" in n for n in answer["notes"])
+    assert main(["can-schedule", str(tmp_path / "racks.yaml"), "--existing-only"]) == 1
+    capsys.readouterr()
