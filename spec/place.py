@@ -36,7 +36,7 @@ from __future__ import annotations
 import copy
 import functools
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -245,17 +245,19 @@ class PlaceWorld:
         constants = dict(world.constants)
         # the cluster's nodes, each with its taints and unschedulable flag as items
         nodes: dict[str, SFun] = {}
+        manifests = {n["metadata"]["name"]: n for n in cluster.nodes}
         for ident, (name, rec) in enumerate(world.nodes.items(), start=1):
             lift = _Lift()
             if guards:
-                self._node_items(name, cluster.find_node(name) or {}, rec, lift)
+                self._node_items(name, manifests.get(name, {}), rec, lift)
             nodes[name] = lift(rec)
             nodes[name].ident = ident
         pods_lifted: dict[int, SFun] = {}
+        bound = {object_key(q): q for q in cluster.pods if q["spec"].get("nodeName")}
         for j, (key, rec) in enumerate(world.pods.items()):
             lift = _Lift()
-            q = cluster.find_pod(key)
-            if guards and q is not None and q["spec"].get("nodeName"):
+            q = bound.get(key)
+            if guards and q is not None:
                 self._existing_anti_affinity(q, lift)
             lifted = lift(rec)
             lifted.ident = 1_000_000 + j
@@ -717,9 +719,3 @@ def replay_feasibles(
     program = spec.runner.bind(world.constants)
     p = world.pods[object_key(pod)]
     return {n: bool(program.call("Feasible", p, world.nodes[n])) for n in nodes}
-
-
-def timed(run: Callable[[], Any]) -> tuple[Any, float]:
-    start = time.monotonic()
-    out = run()
-    return out, time.monotonic() - start
