@@ -30,7 +30,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from schedspec.checker.optimal_filters import Filters, OrderBudgetExceeded, Rejection, find_order
+from schedspec.checker.optimal_filters import (
+    Filters,
+    OrderBudgetExceeded,
+    Rejection,
+    find_order,
+    what_passes,
+)
 from schedspec.checker.optimal_model import OBJECTIVES, Problem, build, busy_nodes
 from schedspec.checker.optimal_solvers import SOLVERS, backend
 from schedspec.cluster import Cluster
@@ -73,6 +79,7 @@ class Outcome:
     inexact_cuts: int = 0
     model_exact: bool = True
     solver: str = "cpsat"
+    upper_bound: int | None = None  # placed objective: no placement places more (relaxation)
     notes: list[str] = field(default_factory=list)
 
     def gap(self) -> Figures:
@@ -156,7 +163,7 @@ def optimal(
     objective: str = "placed",
     timeout: float = 60.0,
     seed: int = 0,
-    order_budget: int = 5000,
+    order_budget: int = 20000,
     greedy: ScheduleResult | None = None,
     solver: str = "cpsat",
 ) -> Outcome:
@@ -195,12 +202,17 @@ def optimal(
     _start_from_greedy(outcome, filters, (pods, bound, nodes), order_budget)
     outcome.solver = solver
     engine = backend(solver, problem)
+    index = {(p.key, n.name): (i, j) for i, p in enumerate(pods) for j, n in enumerate(nodes)}
+    start_at = [index[item] for item in outcome.placement.items()]
+    engine.hint(problem.x[ij] for ij in start_at if ij in problem.x)
     while True:
         left = deadline - time.perf_counter()
         if left <= 0:
             break
         solution = engine.solve(left)
         outcome.solves += 1
+        if objective == "placed" and solution.bound is not None and not outcome.inexact_cuts:
+            outcome.upper_bound = int(solution.bound + 1e-6)
         if solution.status in ("infeasible", "unknown"):
             break  # infeasible: every placement was cut (an empty one never is)
         placement = _placement(problem, solution.true)
@@ -260,19 +272,21 @@ def _start_from_greedy(
     world: tuple[Sequence[Pod], Sequence[Pod], Sequence[Node]],
     budget: int,
 ) -> None:
-    """Greedy's bindings, when its run preempted no one, are a valid placement: the best
-    known until the solver finds better (what a timeout falls back to)."""
-    if outcome.greedy.preempted:
-        return
+    """Greedy's bindings, when its run preempted no one, are a valid placement (when it did,
+    those of them that pass without the evictions): the best known until the solver finds
+    better, its starting point, and what a timeout falls back to."""
     pods, bound, nodes = world
     by_key = {p.key: p for p in pods}
     placement = [(by_key[k], n) for k, n in outcome.greedy.bindings.items() if k in by_key]
-    try:
-        order = find_order(filters, placement, budget)
-    except OrderBudgetExceeded:
-        return
-    if order is not None:
-        _keep(outcome, order, pods, bound, nodes)
+    order: list[tuple[Pod, str]] | None = None
+    if not outcome.greedy.preempted:
+        try:
+            order = find_order(filters, placement, budget)
+        except OrderBudgetExceeded:
+            order = None
+    if order is None:
+        order = what_passes(filters, placement)
+    _keep(outcome, order, pods, bound, nodes)
 
 
 def as_json(outcome: Outcome) -> dict[str, Any]:
@@ -302,6 +316,7 @@ def as_json(outcome: Outcome) -> dict[str, Any]:
             "cuts": outcome.cuts,
             "inexact_cuts": outcome.inexact_cuts,
             "model_exact": outcome.model_exact,
+            "upper_bound": outcome.upper_bound,
         },
         "notes": outcome.notes,
     }

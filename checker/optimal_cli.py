@@ -84,6 +84,9 @@ def _print(o: Outcome, out: TextIO) -> None:
     else:
         head = f"best found in {o.seconds:.1f}s (unknown: not proven optimal)"
     print(f"{head}: {_figures(b.placed, b.priority, b.nodes, total)}", file=out)
+    if o.result != "optimal" and o.upper_bound is not None:
+        print(f"  no placement places more than {o.upper_bound} (the solver's bound on a "
+              "relaxation of the rules)", file=out)  # fmt: skip
     greedy = _figures(g.placed, g.priority, g.nodes, total)
     print(f"greedy (schedspec schedule): {greedy}", file=out)
     preempted = o.greedy.preempted

@@ -33,7 +33,7 @@ from schedspec.impl.framework.types import NodeInfo
 from schedspec.impl.loop import EventLoop
 from schedspec.impl.plugins import in_tree_registry
 
-__all__ = ["Filters", "OrderBudgetExceeded", "Rejection", "find_order"]
+__all__ = ["Filters", "OrderBudgetExceeded", "Rejection", "find_order", "what_passes"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,20 +132,87 @@ class Filters:
 
 
 def find_order(
-    filters: Filters, placement: Sequence[tuple[Pod, str]], budget: int = 5000
+    filters: Filters, placement: Sequence[tuple[Pod, str]], budget: int = 20000
 ) -> list[tuple[Pod, str]] | None:
     """An order of ``placement`` in which each pod passes every filter on its node given the
     ones before it (``filters``' snapshot is left as it was). None: no order exists. Raises
     :class:`OrderBudgetExceeded` after ``budget`` filter runs without an answer.
 
-    Depth first: at each step, the first pod (in the order given) that passes now is bound, and
-    the next step starts from the first pod again; a set of bound pods from which no order was
-    found is remembered and not tried twice. Binding a pod that passes never makes the rest
-    impossible for resources, pod count, host ports or anti-affinity (the final state decides
-    those), so the search branches only over affinity and spread."""
+    First in passes: each pod that passes now is bound, the others wait for the next pass,
+    until all are bound or a pass binds none — binding a pod that passes never makes another
+    fail on resources, pod count, host ports or anti-affinity (the final state decides those),
+    so this settles most placements in a few passes. If it stalls, a depth-first search over
+    the orders decides: at each step the first pod (in the order given) that passes now is
+    bound, and a set of bound pods from which no order was found is not tried twice (required
+    affinity's first-pod rule and topology spread's skew are what make an order matter)."""
     start = filters.runs
-    dead: set[frozenset[int]] = set()
     order: list[int] = []
+    try:
+        left = list(range(len(placement)))
+        while left:
+            waiting = []
+            for i in left:
+                if filters.runs - start >= budget:
+                    raise OrderBudgetExceeded
+                pod, node = placement[i]
+                if filters.passes(pod, node):
+                    filters.bind(pod, node)
+                    order.append(i)
+                else:
+                    waiting.append(i)
+            if len(waiting) == len(left):
+                break
+            left = waiting
+        if len(order) < len(placement):
+            _unbind(filters, placement, order)
+            order = []
+            if not _search(filters, placement, order, start, budget):
+                return None
+        found = [placement[i] for i in order]
+    finally:
+        _unbind(filters, placement, order)
+    return found
+
+
+def what_passes(filters: Filters, placement: Sequence[tuple[Pod, str]]) -> list[tuple[Pod, str]]:
+    """The bindings of ``placement`` that pass, taken in order and in passes until a pass adds
+    none: a valid placement (each passed given the ones before it), maybe not all of it."""
+    order: list[int] = []
+    try:
+        left = list(range(len(placement)))
+        while left:
+            waiting = [i for i in left if not _bind_if_passes(filters, placement[i], order, i)]
+            if len(waiting) == len(left):
+                break
+            left = waiting
+        return [placement[i] for i in order]
+    finally:
+        _unbind(filters, placement, order)
+
+
+def _bind_if_passes(filters: Filters, binding: tuple[Pod, str], order: list[int], i: int) -> bool:
+    pod, node = binding
+    if not filters.passes(pod, node):
+        return False
+    filters.bind(pod, node)
+    order.append(i)
+    return True
+
+
+def _unbind(filters: Filters, placement: Sequence[tuple[Pod, str]], order: list[int]) -> None:
+    for i in reversed(order):
+        pod, node = placement[i]
+        filters.unbind(pod, node)
+
+
+def _search(
+    filters: Filters,
+    placement: Sequence[tuple[Pod, str]],
+    order: list[int],
+    start: int,
+    budget: int,
+) -> bool:
+    dead: set[frozenset[int]] = set()
     bound: set[int] = set()
 
     def search() -> bool:
@@ -172,10 +239,4 @@ def find_order(
         dead.add(key)
         return False
 
-    try:
-        found = search()
-    finally:
-        for i in reversed(order):
-            pod, node = placement[i]
-            filters.unbind(pod, node)
-    return [placement[i] for i in order] if found else None
+    return search()

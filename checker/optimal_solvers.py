@@ -43,6 +43,7 @@ class Solution:
     status: str
     true: frozenset[Var]
     seconds: float
+    bound: float | None = None  # the solver's proven upper bound on the objective, if any
 
 
 class Z3Backend:
@@ -83,6 +84,9 @@ class Z3Backend:
         else:
             body = z3.BoolVal(c.rhs >= 0)
         return body if c.when is None else z3.Implies(self.vars[c.when], body)
+
+    def hint(self, true: Iterable[Var]) -> None:
+        """A known placement to start from: Z3's Optimize takes none."""
 
     def cut(self, true: Iterable[Var]) -> None:
         """Exclude exactly this placement (its placement variables, all of them)."""
@@ -144,6 +148,12 @@ class CpSatBackend:
                 ct.only_enforce_if(self.vars[c.when])
         m.maximize(sum(w * self.vars[v] for w, v in problem.objective))
 
+    def hint(self, true: Iterable[Var]) -> None:
+        """Start the search from this placement (greedy's, when valid)."""
+        chosen = set(true)
+        for v in self.problem.x.values():
+            self.model.add_hint(self.vars[v], v in chosen)
+
     def cut(self, true: Iterable[Var]) -> None:
         chosen = set(true)
         lits = [
@@ -164,7 +174,8 @@ class CpSatBackend:
         if status not in (cp.OPTIMAL, cp.FEASIBLE):
             return Solution("unknown", frozenset(), seconds)
         true = frozenset(v for v in self.problem.x.values() if solver.boolean_value(self.vars[v]))
-        return Solution("optimal" if status == cp.OPTIMAL else "feasible", true, seconds)
+        found = "optimal" if status == cp.OPTIMAL else "feasible"
+        return Solution(found, true, seconds, solver.best_objective_bound)
 
 
 def backend(name: str, problem: Problem) -> Z3Backend | CpSatBackend:
