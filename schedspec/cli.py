@@ -87,6 +87,9 @@ def _parser() -> argparse.ArgumentParser:
 
     can_schedule_parser(sub)
     relate_parser(sub)
+    from schedspec.checker.compare_config_cli import add_parser as compare_config_parser
+
+    compare_config_parser(sub)
     return parser
 
 
@@ -101,23 +104,15 @@ def _oracle_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     fil.add_argument("--json", action="store_true", help="machine-readable output")
 
 
-def _bounds_flags(p: argparse.ArgumentParser) -> None:
-    from schedspec.spec.kube.symbolic import BOUND_HELP, Bounds
-
-    group = p.add_argument_group("bounds of the symbolic cluster")
-    for name, f in Bounds.__dataclass_fields__.items():
-        flag = "--" + name.replace("_", "-")
-        group.add_argument(flag, dest=name, type=int, default=f.default, metavar="N",
-                           help=f"{BOUND_HELP[name]} (default {f.default})")  # fmt: skip
-
-
 def _solver_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--minimize", action="store_true", help="the smallest witness")
     p.add_argument("--all", type=int, default=1, metavar="N", help="up to N distinct witnesses")
     p.add_argument("--timeout", type=float, default=60.0, metavar="S", help="seconds (default 60)")
     p.add_argument("--out", metavar="DIR", help="write witness-K.yaml and witness-K.itf.json")
     p.add_argument("--json", action="store_true", help="machine-readable output")
-    _bounds_flags(p)
+    from schedspec.spec.kube.symbolic.bounds import bounds_flags
+
+    bounds_flags(p)
 
 
 def _solver_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -164,6 +159,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from schedspec.checker.autoscale_cli import run_autoscale
 
             return run_autoscale(args, sys.stdout)
+        if args.command == "compare-config":
+            from schedspec.checker.compare_config_cli import run_compare_config
+
+            return run_compare_config(args, sys.stdout)
         if args.command == "optimal":
             from schedspec.checker.optimal_cli import run_optimal
 

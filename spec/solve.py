@@ -213,13 +213,20 @@ class Session:
         *,
         pinned: bool = True,
         literals: Sequence[tuple[str, str]] = (),
+        profiles: Mapping[str, Any] | None = None,
     ) -> None:
+        """``profiles`` maps a key of ``specs`` to the ``Profiles`` it is compiled with (a
+        concrete :mod:`~schedspec.spec.kube.profiles` value; the default profile otherwise); a key
+        ``NAME@LABEL`` there loads spec NAME, so one spec can be compiled under two profiles."""
+        profiles = profiles or {}
         self.bounds = bounds
         self.pinned = pinned
         self.timeout = timeout
         self.universe = Universe()
         self.specs: dict[str, _Spec] = {}
-        loaded = [load_spec(s) for s in specs]
+        bases = [s.partition("@")[0] if s in profiles else s for s in specs]
+        parsed = {base: load_spec(base) for base in dict.fromkeys(bases)}  # each parsed once
+        loaded = [parsed[base] for base in bases]
         for ls in loaded:  # an answer over constants the symbolic cluster lacks would be vacuous
             if ls.view.name not in _SYMBOLIC_VIEWS:
                 lacking = sorted(ls.view.schema.constants - _SCHEDULER_CONSTANTS)
@@ -245,7 +252,7 @@ class Session:
                 constants = (
                     self.cluster.autoscaler_constants()
                     if ls.view.name == "autoscaler"
-                    else self.cluster.scheduler_constants()
+                    else self.cluster.scheduler_constants(profiles.get(name))
                 )
                 pods, nodes = constants["Pods"].items, constants["Nodes"].items
             compiler.bind(constants)
@@ -377,12 +384,20 @@ class Session:
         count: int,
         labelled: Mapping[str, Any] | None = None,
         defined: Any = True,
+        restrict: bool = False,
     ) -> tuple[str, list[tuple[z3.ModelRef, dict[str, bool]]], str, list[str]]:
         """Models of ``goal`` on which ``defined`` holds. ``defined`` (no evaluation error) is
-        large and rarely binding, so it is asserted only once a model violates it."""
+        large and rarely binding, so it is asserted only once a model violates it. ``restrict``
+        keeps every integer leaf to its few candidate values (0, 1, 100, 1000, 4000, …): scores
+        divide by symbolic quantities, which finite cases make quick; an ``unsat`` under it says
+        nothing about the bounds, so only a search for a witness may ask for it."""
         deadline = self.deadline
         solver = z3.Solver() if labelled else _solver()  # only the SMT core tracks cores
         solver.add(*self.cluster.constraints, *self.choice_constraints(), *goal)
+        if restrict:
+            for leaf, values in self.cluster.candidates:
+                if z3.is_int(leaf) and values:
+                    solver.add(z3.Or(*(leaf == v for v in values)))
         lazy = defined is not True
 
         tracked: dict[str, Any] = {}

@@ -240,7 +240,11 @@ def _judge_node(
         if sum(x.contribution for x in scores) != total:  # not Viability's own sum: say nothing
             scores = ()
         return NodeWhy(name, True, total, (), scores)
-    reasons = [r for rule in _RULES if (r := rule(judge, p, n)) is not None]
+    reasons = [
+        r
+        for rule, point in _RULES
+        if _runs(judge, p, point, rule) and (r := rule(judge, p, n)) is not None
+    ]
     if not reasons:
         reasons = [_nominated(judge, p, n)]
     return NodeWhy(name, False, None, tuple(reasons))
@@ -483,16 +487,64 @@ def _nominated(j: _Judge, p: Fcn, n: Fcn) -> Reason:
     )  # fmt: skip
 
 
-_RULES: tuple[Callable[[_Judge, Fcn, Fcn], Reason | None], ...] = (
-    _node_unschedulable,
-    _node_name,
-    _taints,
-    _node_affinity,
-    _ports,
-    _fit,
-    _spread,
-    _inter_pod_affinity,
+def _added_affinity(j: _Judge, p: Fcn, n: Fcn) -> Reason | None:
+    if j("AddedAffinityOK", p, n) is True:
+        return None
+    return Reason(
+        "NodeAffinity", "AddedAffinityOK", _UNRESOLVABLE,
+        ("node(s) didn't match scheduler-enforced node affinity",),
+        ("the profile's NodeAffinityArgs.addedAffinity requires terms the node does not match",),
+    )  # fmt: skip
+
+
+def _pre_filter_names(j: _Judge, p: Fcn, n: Fcn) -> Reason | None:
+    if j("NodeAffinityPreFilterOK", p, n) is True:
+        return None
+    names = ", ".join(sorted(j("PreFilterNodeNames", p)))
+    return Reason(
+        "NodeAffinity", "NodeAffinityPreFilterOK", _UNRESOLVABLE,
+        ("node(s) didn't satisfy plugin(s) [NodeAffinity]",),
+        ("NodeAffinity's PreFilter narrowed the nodes to its matchFields names: "
+         f"{names or 'none'}",),
+    )  # fmt: skip
+
+
+_Rule = Callable[[_Judge, Fcn, Fcn], Reason | None]
+
+# Each rule with the extension point whose plugin it belongs to.
+_RULES: tuple[tuple[_Rule, str], ...] = (
+    (_pre_filter_names, "preFilters"),
+    (_node_unschedulable, "filters"),
+    (_node_name, "filters"),
+    (_taints, "filters"),
+    (_added_affinity, "filters"),
+    (_node_affinity, "filters"),
+    (_ports, "filters"),
+    (_fit, "filters"),
+    (_spread, "filters"),
+    (_inter_pod_affinity, "filters"),
 )
+
+_RULE_PLUGINS: dict[_Rule, str] = {
+    _pre_filter_names: "NodeAffinity",
+    _node_unschedulable: "NodeUnschedulable",
+    _node_name: "NodeName",
+    _taints: "TaintToleration",
+    _added_affinity: "NodeAffinity",
+    _node_affinity: "NodeAffinity",
+    _ports: "NodePorts",
+    _fit: "NodeResourcesFit",
+    _spread: "PodTopologySpread",
+    _inter_pod_affinity: "InterPodAffinity",
+}
+
+
+def _runs(j: _Judge, p: Fcn, point: str, rule: _Rule) -> bool:
+    """Whether the pod's profile runs the rule's plugin at ``point`` (a spec without profiles
+    runs every rule; one without a rule's definitions skips it)."""
+    if not j.program.has("Runs"):
+        return rule not in (_pre_filter_names, _added_affinity)
+    return j("Runs", p, point, _RULE_PLUGINS[rule]) is True
 
 
 def lines(why: Why) -> Iterator[str]:

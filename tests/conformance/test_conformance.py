@@ -52,6 +52,17 @@ def test_short_scoring_campaign_finds_no_undeclared_disagreement() -> None:
     assert result.checked["PodTopologySpreadScore"] > 0.5 * result.checked["Feasible"]
 
 
+def test_short_profiles_campaign_finds_no_undeclared_disagreement() -> None:
+    """Drawn KubeSchedulerConfigurations: disabled plugins, weights, scoring strategies, plugin
+    args, two profiles; the configuration must change decisions, or nothing was asked."""
+    from schedspec.checker.strategies.profiles import with_profiles
+
+    base = scoring_cluster_objects()
+    result = run_campaign(examples=200, seed=20261125, strategy=with_profiles(base))
+    assert result.undeclared == [], _report(result)
+    assert result.checked["NodeResourcesFitScore"] > 0 and result.checked["Victims"] >= 0
+
+
 @pytest.mark.campaign
 @pytest.mark.parametrize("seed", range(4))
 def test_long_campaign_finds_no_undeclared_disagreement(seed: int) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 from dataclasses import dataclass, fields
 
 LABEL_KEYS = (
@@ -88,3 +89,12 @@ BOUND_HELP = {
     "spread": "topology spread constraints per pod",
     "groups": "node groups (autoscaler specs: scale-from-zero Cluster API MachineDeployments)",
 }
+
+
+def bounds_flags(p: argparse.ArgumentParser) -> None:
+    """The symbolic cluster's bounds as flags (one per :class:`Bounds` field)."""
+    group = p.add_argument_group("bounds of the symbolic cluster")
+    for name, f in Bounds.__dataclass_fields__.items():
+        flag = "--" + name.replace("_", "-")
+        group.add_argument(flag, dest=name, type=int, default=f.default, metavar="N",
+                           help=f"{BOUND_HELP[name]} (default {f.default})")  # fmt: skip
