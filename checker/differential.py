@@ -235,12 +235,21 @@ def _filters() -> dict[str, Callable[[ImplState, Pod, NodeInfo], bool]]:
         "NodeUnschedulableOK": lambda s, p, ni: node_unschedulable.fits(p, node_of(ni)),
         "NodeNameOK": lambda s, p, ni: node_name.fits(p, node_of(ni)),
         "TaintsOK": lambda s, p, ni: taint_toleration.fits(p, node_of(ni)),
-        "NodeAffinityOK": lambda s, p, ni: node_affinity.fits(p, node_of(ni)),
+        "NodeAffinityOK": lambda s, p, ni: _node_affinity_fits(s, p, node_of(ni)),
         "PortsOK": lambda s, p, ni: node_ports.fits(p, ni),
         "FitOK": lambda s, p, ni: node_resources_fit.fits(p, ni, *_fit_args(s, p)),
         "SpreadOK": lambda s, p, ni: s.prepared(_spread_on, p)(ni),
         "InterPodAffinityOK": lambda s, p, ni: s.prepared(_inter_pod_affinity_on, p)(ni),
     }
+
+
+def _node_affinity_fits(s: ImplState, pod: Pod, node: Any) -> bool:
+    """The pod's profile's NodeAffinity Filter: its ``addedAffinity`` and the pod's own."""
+    fwk = s.framework(pod)
+    plugin = fwk.plugins.get("NodeAffinity") if fwk is not None else None
+    if isinstance(plugin, node_affinity.NodeAffinity):  # no PreFilter state: it reads the pod
+        return plugin.filter(CycleState(), pod, NodeInfo(node)) is None
+    return node_affinity.fits(pod, node)
 
 
 def _fit_args(s: ImplState, pod: Pod) -> tuple[frozenset[str], frozenset[str]]:

@@ -225,11 +225,13 @@ RequiredNodeAffinityOK(p, n) ≝
   ∨ ¬HasRequiredNodeAffinity(p)
   ∨ ∃ T ∈ RequiredNodeTerms(p) : NodeTermMatches(T, n)
 
-NodeAffinityOK(p, n) ≝ NodeSelectorOK(p, n) ∧ RequiredNodeAffinityOK(p, n)
+\* The pod's own: what spread's nodeAffinityPolicy Honor reads too
+\* (component-helpers nodeaffinity.GetRequiredNodeAffinity).
+PodNodeAffinityOK(p, n) ≝ NodeSelectorOK(p, n) ∧ RequiredNodeAffinityOK(p, n)
 
 \* The profile's NodeAffinityArgs.addedAffinity: its required terms apply to
 \* every pod, checked before the pod's own (Filter: "node(s) didn't match
-\* scheduler-enforced node affinity"); not in spread's nodeAffinityPolicy.
+\* scheduler-enforced node affinity").
 AddedAffinity(p) ≝ Profile(p).addedAffinity
 
 AddedAffinityOK(p, n) ≝
@@ -237,7 +239,8 @@ AddedAffinityOK(p, n) ≝
   ∨ ∃ T ∈ Elems(AddedAffinity(p).requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms) :
       NodeTermMatches(T, n)
 
-NodeAffinityFilterOK(p, n) ≝ AddedAffinityOK(p, n) ∧ NodeAffinityOK(p, n)
+\* The NodeAffinity plugin's Filter.
+NodeAffinityOK(p, n) ≝ AddedAffinityOK(p, n) ∧ PodNodeAffinityOK(p, n)
 
 \* PreFilter's node names: per required term, the nodes its matchFields
 \* "metadata.name In" requirements all name; no restriction when a term has
@@ -454,7 +457,7 @@ HasSpreadKeys(p, m, action) ≝
   ∀ i ∈ SpreadIndices(p, action) : Spread(p)[i].topologyKey ∈ DOMAIN Labels(m)
 
 InclusionPoliciesOK(p, c, m) ≝
-  ∧ c.nodeAffinityPolicy = "Honor" ⇒ NodeAffinityOK(p, m)
+  ∧ c.nodeAffinityPolicy = "Honor" ⇒ PodNodeAffinityOK(p, m)
   ∧ c.nodeTaintsPolicy = "Honor" ⇒ TaintsOK(p, m)
 
 SpreadDomainCountsAt(p, i, N, S, W) ≝
@@ -667,7 +670,7 @@ FiltersAt(p, n, N, S, W) ≝
   ∧ Runs(p, "filters", "NodeUnschedulable") ⇒ NodeUnschedulableOK(p, n)
   ∧ Runs(p, "filters", "NodeName") ⇒ NodeNameOK(p, n)
   ∧ Runs(p, "filters", "TaintToleration") ⇒ TaintsOK(p, n)
-  ∧ Runs(p, "filters", "NodeAffinity") ⇒ NodeAffinityFilterOK(p, n)
+  ∧ Runs(p, "filters", "NodeAffinity") ⇒ NodeAffinityOK(p, n)
   ∧ Runs(p, "filters", "NodePorts") ⇒ PortsOKIn(p, n, W)
   ∧ Runs(p, "filters", "NodeResourcesFit") ⇒ FitOKIn(p, n, W)
   ∧ Runs(p, "filters", "PodTopologySpread") ⇒ SpreadOKAt(p, n, N, S, W)
@@ -712,7 +715,7 @@ FilterStatusIn(p, n, W) ≝
          → "UnschedulableAndUnresolvable"
     [] Runs(p, "filters", "TaintToleration") ∧ ¬TaintsOK(p, n)
          → "UnschedulableAndUnresolvable"
-    [] Runs(p, "filters", "NodeAffinity") ∧ ¬NodeAffinityFilterOK(p, n)
+    [] Runs(p, "filters", "NodeAffinity") ∧ ¬NodeAffinityOK(p, n)
          → "UnschedulableAndUnresolvable"
     [] Runs(p, "filters", "NodePorts") ∧ ¬PortsOKIn(p, n, W)
          → "Unschedulable"

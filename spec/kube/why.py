@@ -315,7 +315,8 @@ def _taints(j: _Judge, p: Fcn, n: Fcn) -> Reason | None:
 
 
 def _node_affinity(j: _Judge, p: Fcn, n: Fcn) -> Reason | None:
-    if j("NodeAffinityOK", p, n) is True:
+    own = "PodNodeAffinityOK" if j.program.has("PodNodeAffinityOK") else "NodeAffinityOK"
+    if j(own, p, n) is True:
         return None
     labels = n["metadata"]["labels"]
     details = [
