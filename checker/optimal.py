@@ -175,7 +175,7 @@ def optimal(
     if greedy is None:
         greedy = simulate(cluster, cluster.scheduler_config, seed)
     filters = Filters(nodes, bound, namespaces)
-    problem = build(pods, nodes, bound, namespaces, objective, filters)
+    problem = build(pods, nodes, bound, namespaces, objective, filters, symmetry=solver == "z3")
     considered = {p.key for p in pods}
     outcome = Outcome(
         result="unknown",

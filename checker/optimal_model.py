@@ -64,6 +64,7 @@ from schedspec.impl.plugins.pod_topology_spread import (
 __all__ = ["OBJECTIVES", "Implies", "Lin", "Problem", "build", "busy_nodes"]
 
 OBJECTIVES = ("placed", "priority", "nodes")
+HOSTNAME = "kubernetes.io/hostname"
 _CHECKED = ("cpu", "memory", "ephemeral-storage")  # fit.go: checked when > 0; scalars when ≠ 0
 
 Var = int
@@ -202,6 +203,33 @@ class _Builder:
                 p.constraints.append(Lin(tuple(placed), 0))
                 order = [(j, v) for j, v in on_a] + [(top - j, v) for j, v in on_b]
                 p.constraints.append(Lin(tuple(order), top))
+
+    def node_symmetry(self) -> None:
+        """Among nodes alike in all but name — labels other than the hostname, taints,
+        allocatable, the bound pods' specs, and which pending pods they admit — an earlier
+        one holds no fewer pending pods: swapping two such nodes' pods changes no verdict,
+        and the replicas' order above survives it (renaming replicas moves no count)."""
+        p = self.p
+        columns: dict[int, list[int]] = defaultdict(list)
+        for i, j in p.x:
+            columns[j].append(i)
+        alike: dict[tuple[object, ...], list[int]] = defaultdict(list)
+        for j, node in enumerate(p.nodes):
+            info = self.filters.snapshot.get(node.name)
+            if info is None or j not in columns:
+                continue
+            labels = tuple(sorted((k, v) for k, v in node.labels.items() if k != HOSTNAME))
+            pods = sorted(
+                repr(dataclasses.replace(pi.pod, name="", uid="", node_name="")) for pi in info.pods
+            )
+            shape = (labels, node.taints, tuple(sorted(node.allocatable.items())),
+                     node.unschedulable, tuple(pods), tuple(columns[j]))  # fmt: skip
+            alike[shape].append(j)
+        for members in alike.values():
+            for a, b in itertools.pairwise(members):
+                terms = [(1, p.x[(i, b)]) for i in columns[b]]
+                terms += [(-1, p.x[(i, a)]) for i in columns[a]]
+                p.constraints.append(Lin(tuple(terms), 0))
 
     # ---- NodeResourcesFit and NodePorts
 
@@ -443,14 +471,20 @@ def build(
     namespaces: Mapping[str, Mapping[str, str]],
     objective: str,
     filters: Filters,
+    symmetry: bool = False,
 ) -> Problem:
-    """The model of placing ``pods`` on ``nodes`` beside ``bound`` (``filters`` holds them)."""
+    """The model of placing ``pods`` on ``nodes`` beside ``bound`` (``filters`` holds them).
+    ``symmetry``: add the symmetry-breaking constraints (alike replicas, alike nodes) — Z3
+    needs them; CP-SAT finds the symmetries itself and was measured slower with them
+    (docs/optimal.md)."""
     if objective not in OBJECTIVES:
         raise ValueError(objective)
     problem = Problem(list(pods), list(nodes), objective)
     b = _Builder(problem, filters, bound, namespaces)
     b.placements()
-    b.symmetry()
+    if symmetry:
+        b.symmetry()
+        b.node_symmetry()
     b.resources()
     b.ports()
     b.anti_affinity()

@@ -115,6 +115,13 @@ def test_greedy_fragments_the_nodes_and_the_witness_order_replays(
     assert "witness: bind in this order" in text and "(greedy left it pending)" in text
 
 
+def test_z3_answers_the_same(capsys: pytest.CaptureFixture[str]) -> None:
+    code, doc = as_json(capsys, BIN_PACKING, "--solver", "z3")
+    assert (code, doc["result"], doc["solver"]["name"]) == (0, "optimal", "z3")
+    assert (doc["optimum"]["placed"], doc["gap"]["placed"]) == (7, 1)
+    assert replays(load(BIN_PACKING), doc["optimum"]["order"])
+
+
 def test_no_gap_when_greedy_is_optimal(capsys: pytest.CaptureFixture[str]) -> None:
     code, doc = as_json(capsys, ZONAL_WEB)
     assert (code, doc["result"]) == (0, "optimal")
