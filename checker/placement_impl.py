@@ -46,8 +46,10 @@ def impl_verdicts(
     cluster: Cluster, pod: Mapping[str, Any], nodes: Sequence[str]
 ) -> dict[str, ImplVerdict]:
     """:func:`impl_feasible` on each of ``nodes``: one sync, one PreFilter, Filter per node."""
-    state = ImplState(replace(cluster, pods=(*cluster.pods, dict(pod))))
-    p = state.pending.get(object_key(pod))
+    key = object_key(pod)
+    others = tuple(q for q in cluster.pods if object_key(q) != key)  # judged without itself
+    state = ImplState(replace(cluster, pods=(*others, dict(pod))))
+    p = state.pending.get(key)
     if p is None:
         return dict.fromkeys(nodes, ImplVerdict(False, "impl did not queue the pod"))
     fwk = state.framework(p)

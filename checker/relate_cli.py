@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import replace
 from typing import Any, TextIO
 
 import yaml
@@ -50,11 +51,15 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 def run_relate(args: argparse.Namespace, out: TextIO) -> int:
     from schedspec.checker.placement_impl import ImplVerdict, impl_feasible, with_node
     from schedspec.checker.placement_input import load_cluster, load_question
+    from schedspec.cluster import object_key
     from schedspec.spec.relate import MEANING, relate
 
     rest_a, a = load_question(args.a, (), args.pod_a, flag="--pod-a")
     rest_b, b = load_question(args.b, (), args.pod_b, flag="--pod-b")
     cluster = load_cluster(args.cluster)
+    cluster = replace(  # as relate judges them: without the cluster's own copies
+        cluster, pods=tuple(q for q in cluster.pods if object_key(q) not in (a.key, b.key))
+    )
     answer = relate(cluster, a.pod, b.pod, args.relation, args.timeout)
     ignored = [
         f"{path} holds {len(rest.nodes)} node(s) and {len(rest.bound_pods())} bound pod(s): they "

@@ -715,7 +715,9 @@ def replay_feasibles(
     spec: LoadedSpec, cluster: Cluster, pod: Mapping[str, Any], nodes: Sequence[str]
 ) -> dict[str, bool]:
     """:func:`replay_feasible` on each of ``nodes``, the cluster shown to the spec once."""
-    world = spec.view.build(replace(cluster, pods=(*cluster.pods, dict(pod))))
+    key = object_key(pod)
+    others = tuple(q for q in cluster.pods if object_key(q) != key)  # judged without itself
+    world = spec.view.build(replace(cluster, pods=(*others, dict(pod))))
     program = spec.runner.bind(world.constants)
-    p = world.pods[object_key(pod)]
+    p = world.pods[key]
     return {n: bool(program.call("Feasible", p, world.nodes[n])) for n in nodes}

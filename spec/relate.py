@@ -101,6 +101,14 @@ def relate(
     broken = RELATIONS[relation]
     ka, kb = object_key(pod_a), object_key(pod_b)
     answer = RelateAnswer("unknown", relation, ka, kb, "")
+    # each pod is judged as if pending, without itself: the cluster's own copies are left out
+    mine = [q for q in cluster.pods if object_key(q) in (ka, kb)]
+    if mine:
+        cluster = replace(cluster, pods=tuple(q for q in cluster.pods if q not in mine))
+        answer.notes.append(
+            f"the cluster's own {', '.join(object_key(q) for q in mine)} left out: A and B are "
+            "each judged as if pending, without themselves"
+        )
     try:
         world = PlaceWorld(cluster, [pod_a, pod_b], new_node=True, guards=False, timeout=timeout)
         names = list(world.nodes)
@@ -109,7 +117,7 @@ def relate(
             if names
             else f"one node Z3 may add ({world.node_name})"
         )
-        answer.notes = bounds_notes(world)
+        answer.notes += bounds_notes(world)
         existing = {
             n: (world.without_new(world.feasible(0, r)), world.without_new(world.feasible(1, r)))
             for n, r in world.nodes.items()

@@ -158,3 +158,19 @@ def test_witnesses_need_integers_between_the_named_ones_and_taints(
     assert taint == {"key": "dedicated", "effect": "NoSchedule", "value": "gpu"}
     _check_witness(answer, tolerant, plain, ())
     assert relate(capsys, plain, tolerant, "subsumes")[0] == 0
+
+
+def test_pods_of_the_cluster_are_judged_without_themselves(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # web-…-2lvw8 is bound to k8s-worker-a-1 with a hostname anti-affinity to web pods: judged
+    # where it stands it would repel itself (the solver and the replay once disagreed on this)
+    zonal = str(EXAMPLES / "zonal-web.yaml")
+    flags = ("--cluster", zonal)
+    code, answer = relate(
+        capsys, zonal, zonal, "subsumes", "--pod-a", "shop/api-84f5c7d9b8-th5lx",
+        "--pod-b", "shop/web-6c8d9f7b4d-2lvw8", *flags,
+    )  # fmt: skip
+    assert code == 1 and answer["witness"]["feasible"] == {"A": True, "B": False}
+    assert any("judged as if pending, without itself" in n for n in answer["notes"])
+    _check_witness(answer, zonal, zonal, flags)
