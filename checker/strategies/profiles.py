@@ -6,7 +6,8 @@ disabled at ``score`` (its PreScore still runs), a Filter plugin disabled at ``f
 PreFilter still runs: NodeAffinity's node names, PodTopologySpread's and InterPodAffinity's
 parse errors) or at ``multiPoint`` (every point), Score weights changed (re-listed in
 ``multiPoint`` or in ``score.enabled``), NodeResourcesFit's ``scoringStrategy`` (MostAllocated,
-resources with weights, an extended resource among them), ``ignoredResources`` and
+RequestedToCapacityRatio with a drawn shape, resources with weights, an extended resource among
+them), ``ignoredResources`` and
 ``ignoredResourceGroups``, NodeAffinity's ``addedAffinity`` (required and preferred),
 InterPodAffinity's ``hardPodAffinityWeight`` and ``ignorePreferredTermsOfExistingPods``,
 DefaultPreemption disabled, and now and then a second profile that some pending pods name.
@@ -108,7 +109,16 @@ def _profile(draw: DrawFn, name: str) -> Obj:
         plugins["postFilter"] = {"disabled": _names(["DefaultPreemption"])}
     fit: Obj = {}
     if draw(st.booleans()):
-        strategy: Obj = {"type": draw(st.sampled_from(("LeastAllocated", "MostAllocated")))}
+        kinds = ("LeastAllocated", "MostAllocated", "RequestedToCapacityRatio")
+        strategy: Obj = {"type": draw(st.sampled_from(kinds))}
+        if strategy["type"] == "RequestedToCapacityRatio":
+            utilizations = draw(st.lists(st.integers(0, 100), min_size=1, max_size=4, unique=True))
+            strategy["requestedToCapacityRatio"] = {
+                "shape": [
+                    {"utilization": u, "score": draw(st.integers(0, 10))}
+                    for u in sorted(utilizations)
+                ]
+            }
         if draw(st.booleans()):
             resources = draw(st.lists(st.sampled_from(("cpu", "memory", *EXTENDED_RESOURCES)),
                                       min_size=1, max_size=3, unique=True))  # fmt: skip

@@ -36,10 +36,13 @@ from schedspec.impl.framework.types import NodeInfo, PreFilterResult
 from schedspec.impl.plugins.resource_allocation import (
     DEFAULT_RESOURCES,
     ResourceSpec,
+    ShapePoint,
     least_allocated,
     most_allocated,
     parse_resources,
+    parse_shape,
     pod_request_list,
+    requested_to_capacity_ratio,
 )
 
 __all__ = [
@@ -185,10 +188,17 @@ class NodeResourcesFit:
         groups: frozenset[str] = frozenset(),
         strategy: str = "LeastAllocated",
         resources: tuple[ResourceSpec, ...] = DEFAULT_RESOURCES,
+        shape: tuple[ShapePoint, ...] = (),
     ) -> None:
         self.ignored, self.groups = ignored, groups
         self.strategy, self.resources = strategy, resources
-        self._scorer = most_allocated if strategy == "MostAllocated" else least_allocated
+        self._scorer = (
+            most_allocated
+            if strategy == "MostAllocated"
+            else requested_to_capacity_ratio(shape)
+            if strategy == "RequestedToCapacityRatio"
+            else least_allocated
+        )
 
     def name(self) -> str:
         return NAME
@@ -295,9 +305,12 @@ class NodeResourcesFit:
                 )
         strategy = get_mapping(args, "scoringStrategy") or {}
         kind = get_str(strategy, "type", "LeastAllocated", _STRATEGIES)
+        shape: tuple[ShapePoint, ...] = ()
         if kind == "RequestedToCapacityRatio":
-            raise ConfigError(
-                "RequestedToCapacityRatio is not supported by schedspec yet", "scoringStrategy.type"
+            # fit.go reads the shape unguarded: without one kube-scheduler would not start
+            ratio = get_mapping(strategy, "requestedToCapacityRatio") or {}
+            shape = parse_shape(
+                get_list(ratio, "shape"), "scoringStrategy.requestedToCapacityRatio.shape"
             )
         raw = get_list(strategy, "resources") if "resources" in strategy else None
         resources = (
@@ -305,4 +318,4 @@ class NodeResourcesFit:
             if raw is not None
             else DEFAULT_RESOURCES
         )
-        return NodeResourcesFit(ignored, groups, kind, resources)
+        return NodeResourcesFit(ignored, groups, kind, resources, shape)

@@ -22,11 +22,15 @@ from schedspec.impl.framework.types import MAX_NODE_SCORE, NodeInfo
 __all__ = [
     "DEFAULT_RESOURCES",
     "ResourceSpec",
+    "ShapePoint",
     "allocatable_and_requested",
+    "broken_linear",
     "least_allocated",
     "most_allocated",
     "parse_resources",
+    "parse_shape",
     "pod_request_list",
+    "requested_to_capacity_ratio",
 ]
 
 ResourceSpec = tuple[str, int]  # (resource name, weight)
@@ -109,3 +113,70 @@ def most_allocated(
     node_info: NodeInfo, requests: Sequence[int], resources: Sequence[ResourceSpec]
 ) -> int:
     return _weighted(node_info, requests, resources, _most)
+
+
+# ---- RequestedToCapacityRatio (requested_to_capacity_ratio.go, helper/shape_score.go)
+
+ShapePoint = tuple[int, int]  # (utilization 0..100, score 0..100: the config's 0..10 × 10)
+
+MAX_UTILIZATION = 100
+
+
+def broken_linear(shape: Sequence[ShapePoint], p: int) -> int:
+    """``BuildBrokenLinearFunction``: the first point at or above ``p`` interpolates from the
+    one before it (Go's truncating division); below the first or above the last, its score."""
+    for i, (utilization, score) in enumerate(shape):
+        if p <= utilization:
+            if i == 0:
+                return score
+            u0, s0 = shape[i - 1]
+            return s0 + go_div((score - s0) * (p - u0), utilization - u0)
+    return shape[-1][1]
+
+
+def parse_shape(raw: Sequence[Any], path: str) -> tuple[ShapePoint, ...]:
+    """``[{utilization, score}]`` → points, scores scaled to 0..100 (``validateFunctionShape``:
+    at least one point, utilization 0..100 strictly increasing, score 0..10)."""
+    if not raw:
+        raise ConfigError("Required value: at least one point must be specified", path)
+    points: list[ShapePoint] = []
+    for i, item in enumerate(raw):
+        here = f"{path}[{i}]"
+        if not isinstance(item, dict):
+            raise ConfigError("a shape point is a mapping of utilization and score", here)
+        u, s = item.get("utilization", 0), item.get("score", 0)
+        for key, value, hi in (("utilization", u, MAX_UTILIZATION), ("score", s, 10)):
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= hi:
+                raise ConfigError(f"not in valid range [0, {hi}]", f"{here}.{key}")
+        if points and points[-1][0] >= u:
+            raise ConfigError("values must be sorted in increasing order", f"{here}.utilization")
+        points.append((u, s * (MAX_NODE_SCORE // 10)))
+    return tuple(points)
+
+
+def requested_to_capacity_ratio(
+    shape: Sequence[ShapePoint],
+) -> Any:
+    """The scorer: per resource the shape at requested·100/allocatable (its score at 100 when
+    over capacity), weighted over the resources scoring above 0, rounded (``math.Round``)."""
+
+    def per_resource(requested: int, capacity: int) -> int:
+        if capacity == 0 or requested > capacity:
+            return broken_linear(shape, MAX_UTILIZATION)
+        return broken_linear(shape, requested * MAX_UTILIZATION // capacity)
+
+    def scorer(
+        node_info: NodeInfo, requests: Sequence[int], resources: Sequence[ResourceSpec]
+    ) -> int:
+        total = weights = 0
+        for (name, weight), pod_request in zip(resources, requests, strict=True):
+            alloc, req = allocatable_and_requested(node_info, name, pod_request, False)
+            if alloc == 0:
+                continue
+            score = per_resource(req, alloc)
+            if score > 0:
+                total += score * weight
+                weights += weight
+        return (2 * total + weights) // (2 * weights) if weights else 0
+
+    return scorer

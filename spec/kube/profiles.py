@@ -4,8 +4,9 @@ The spec's constant ``Profiles`` maps each ``schedulerName`` to one record::
 
     [preFilters ↦ {…}, filters ↦ {…}, postFilters ↦ {…}, preScores ↦ {…},
      scores ↦ [plugin ↦ weight],
-     fitStrategy ↦ "LeastAllocated" | "MostAllocated",
+     fitStrategy ↦ "LeastAllocated" | "MostAllocated" | "RequestedToCapacityRatio",
      fitResources ↦ ⟨[name ↦ r, weight ↦ w], …⟩,
+     fitShape ↦ ⟨[utilization ↦ u, score ↦ s], …⟩ (RequestedToCapacityRatio's, else ⟨⟩),
      ignoredResources ↦ {…}, ignoredResourceGroups ↦ {…},
      addedAffinity ↦ a nodeAffinity record as the view builds a pod's (no required key if none),
      hardPodAffinityWeight ↦ 0..100, ignorePreferredTermsOfExistingPods ↦ BOOLEAN]
@@ -22,7 +23,7 @@ counts as 1 (``getScoreWeights``). Plugin arguments are the v1 defaults
 
 Plugin order is not read: which plugin rejects first changes a status message, never a verdict
 (every Filter must pass; scores are summed). Validation is impl's and the API's; this reader
-refuses, with the field path, only what the spec does not model: ``RequestedToCapacityRatio``,
+refuses, with the field path, only what the spec does not model:
 ``NodeResourcesBalancedAllocation`` resources other than cpu and memory, PodTopologySpread
 ``defaultConstraints`` (they select pods through Services and ReplicaSets, which the input does
 not carry: upstream then builds none, so they would silently do nothing here), a Filter plugin
@@ -175,8 +176,13 @@ def _profile(raw: _Obj, path: str, node_affinity: Callable[[_Obj], Fcn]) -> Fcn:
     fit, fit_path = args.get("NodeResourcesFit", ({}, ""))
     strategy = fit.get("scoringStrategy") or {}
     kind = str(strategy.get("type") or "LeastAllocated")
-    if kind not in ("LeastAllocated", "MostAllocated"):
+    if kind not in ("LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"):
         raise _err(f"{kind} is not modelled by the spec", f"{fit_path}.scoringStrategy.type")
+    shape = (strategy.get("requestedToCapacityRatio") or {}).get("shape") or ()
+    if kind == "RequestedToCapacityRatio" and not shape:
+        # v1.34.2 fit.go reads the shape without a nil check; validation asks for a point
+        raise _err("Required value: at least one point must be specified",
+                   f"{fit_path}.scoringStrategy.requestedToCapacityRatio.shape")  # fmt: skip
     resources = _refs(strategy["resources"]) if "resources" in strategy else list(_DEFAULT_FIT)
     balanced, balanced_path = args.get("NodeResourcesBalancedAllocation", ({}, ""))
     if "resources" in balanced and sorted(_refs(balanced["resources"])) != sorted(_DEFAULT_FIT):
@@ -198,6 +204,10 @@ def _profile(raw: _Obj, path: str, node_affinity: Callable[[_Obj], Fcn]) -> Fcn:
         scores=_weights(plugins, multi, at["score"]),
         fitStrategy=kind,
         fitResources=tuple(record(name=n, weight=w or 1) for n, w in resources),
+        fitShape=tuple(
+            record(utilization=int(pt.get("utilization") or 0), score=int(pt.get("score") or 0))
+            for pt in shape
+        ),
         ignoredResources=frozenset(str(r) for r in fit.get("ignoredResources") or ()),
         ignoredResourceGroups=frozenset(str(g) for g in fit.get("ignoredResourceGroups") or ()),
         addedAffinity=node_affinity(node_aff.get("addedAffinity") or {}),

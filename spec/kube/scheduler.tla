@@ -23,7 +23,7 @@
 (* Now, Profiles.                                                          *)
 (*                                                                         *)
 (* Declared, not modelled: volume plugins and DynamicResources (out of     *)
-(* scope); RequestedToCapacityRatio; PodTopologySpread default            *)
+(* scope); PodTopologySpread default                                      *)
 (* constraints, system or listed (they need Services/ReplicaSets, which   *)
 (* the input does not carry, and upstream builds none without them); the  *)
 (* sampling of nodes to score (numFeasibleNodesToFind) and the candidate   *)
@@ -881,12 +881,14 @@ PodTopologySpreadScore(p, n) ≝
     [] SpreadRawMax(p) = 0      → 100
     [] OTHER → (100 * (SpreadRawMax(p) + SpreadRawMin(p) - SpreadRaw(p, n))) ÷ SpreadRawMax(p)
 
-\* NodeResourcesFit: the profile's scoring strategy (LeastAllocated or
-\* MostAllocated) over its resources (default cpu and memory, weight 1),
-\* weighted; cpu and memory on non-zero requests. A resource the node does
-\* not advertise, or an extended one the pod does not request, is left out.
+\* NodeResourcesFit: the profile's scoring strategy (LeastAllocated,
+\* MostAllocated or RequestedToCapacityRatio) over its resources (default
+\* cpu and memory, weight 1), weighted; cpu and memory on non-zero requests.
+\* A resource the node does not advertise, or an extended one the pod does
+\* not request, is left out.
 \* upstream: plugins/noderesources/least_allocated.go, most_allocated.go,
-\* resource_allocation.go (score, calculateResourceAllocatableRequest);
+\* requested_to_capacity_ratio.go, resource_allocation.go (score,
+\* calculateResourceAllocatableRequest); plugins/helper/shape_score.go;
 \* pkg/scheduler/framework/types.go (NonZeroRequested)
 NonZeroRequested(n, r) ≝ Sum(LAMBDA q : PodRequest(q, r, NonZeroDefaults), Snapshot[NodeName(n)])
 
@@ -909,16 +911,44 @@ LeastRequested(req, alloc) ≝ IF alloc = 0 ∨ req > alloc THEN 0 ELSE ((alloc 
 MostRequested(req, alloc) ≝
   IF alloc = 0 THEN 0 ELSE (100 * (IF req > alloc THEN alloc ELSE req)) ÷ alloc
 
+\* Go's integer division, which truncates toward zero (b > 0).
+Quot(a, b) ≝ IF a ≥ 0 THEN a ÷ b ELSE -((-a) ÷ b)
+
+\* BuildBrokenLinearFunction over the shape's points, their scores (0..10)
+\* scaled to 0..100: the first point at or above u interpolates from the one
+\* before it; below the first or above the last, that point's score.
+ShapeScore(shape, u) ≝
+  LET at ≝ {k ∈ DOMAIN shape : u ≤ shape[k].utilization}
+  IN  IF at = {} THEN 10 * shape[Len(shape)].score
+      ELSE LET k ≝ Min(at)
+           IN  IF k = 1 THEN 10 * shape[1].score
+               ELSE 10 * shape[k - 1].score
+                    + Quot(10 * (shape[k].score - shape[k - 1].score)
+                             * (u - shape[k - 1].utilization),
+                           shape[k].utilization - shape[k - 1].utilization)
+
+RatioRequested(shape, req, alloc) ≝
+  IF alloc = 0 ∨ req > alloc THEN ShapeScore(shape, 100) ELSE ShapeScore(shape, (req * 100) ÷ alloc)
+
 FitResourceScore(p, n, r) ≝
   LET s ≝ FitScoreShare(p, n, r)
-  IN  IF Profile(p).fitStrategy = "MostAllocated" THEN MostRequested(s[2], s[1])
-      ELSE LeastRequested(s[2], s[1])
+  IN  CASE Profile(p).fitStrategy = "MostAllocated" → MostRequested(s[2], s[1])
+        [] Profile(p).fitStrategy = "RequestedToCapacityRatio"
+             → RatioRequested(Profile(p).fitShape, s[2], s[1])
+        [] OTHER → LeastRequested(s[2], s[1])
 
+\* RequestedToCapacityRatio counts only resources scoring above 0, and rounds
+\* the weighted mean (math.Round); the others truncate it.
 NodeResourcesFitScore(p, n) ≝
-  LET rs ≝ Profile(p).fitResources
-      on ≝ {i ∈ DOMAIN rs : FitScoreShare(p, n, rs[i].name)[1] ≠ 0}
-      ws ≝ Sum(LAMBDA i : rs[i].weight, on)
-  IN  IF ws = 0 THEN 0 ELSE Sum(LAMBDA i : rs[i].weight * FitResourceScore(p, n, rs[i].name), on) ÷ ws
+  LET rs    ≝ Profile(p).fitResources
+      ratio ≝ Profile(p).fitStrategy = "RequestedToCapacityRatio"
+      on    ≝ {i ∈ DOMAIN rs : ∧ FitScoreShare(p, n, rs[i].name)[1] ≠ 0
+                               ∧ ratio ⇒ FitResourceScore(p, n, rs[i].name) > 0}
+      ws    ≝ Sum(LAMBDA i : rs[i].weight, on)
+      total ≝ Sum(LAMBDA i : rs[i].weight * FitResourceScore(p, n, rs[i].name), on)
+  IN  CASE ws = 0 → 0
+        [] ratio  → (2 * total + ws) ÷ (2 * ws)
+        [] OTHER  → total ÷ ws
 
 \* NodeResourcesBalancedAllocation: 1 − the spread of cpu and memory
 \* fractions, on real requests; Skip for a pod requesting neither.

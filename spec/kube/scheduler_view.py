@@ -122,8 +122,9 @@ FIELDS: frozenset[str] = frozenset(
         "selector", "disruptionsAllowed", "disruptedPods",
         # Profiles (spec/kube/profiles.py)
         "preFilters", "filters", "postFilters", "preScores", "scores", "fitStrategy",
-        "fitResources", "ignoredResources", "ignoredResourceGroups", "addedAffinity",
-        "hardPodAffinityWeight", "ignorePreferredTermsOfExistingPods",
+        "fitResources", "fitShape", "utilization", "score", "ignoredResources",
+        "ignoredResourceGroups", "addedAffinity", "hardPodAffinityWeight",
+        "ignorePreferredTermsOfExistingPods",
     }
 )  # fmt: skip
 
@@ -138,7 +139,7 @@ ENUMS: Mapping[str, frozenset[str]] = MappingProxyType(
         "preemptionPolicy": frozenset({"PreemptLowerPriority", "Never"}),
         "restartPolicy": frozenset({"Always", ""}),
         "protocol": frozenset({"TCP", "UDP", "SCTP"}),
-        "fitStrategy": frozenset({"LeastAllocated", "MostAllocated"}),
+        "fitStrategy": frozenset({"LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"}),
     }
 )
 

@@ -64,6 +64,12 @@ CONFIGS = {
         requestedToCapacityRatio:
           shape: [{utilization: 0, score: 0}, {utilization: 100, score: 10}]
 """,
+    "ratio-no-shape": """profiles:
+- pluginConfig:
+  - name: NodeResourcesFit
+    args:
+      scoringStrategy: {type: RequestedToCapacityRatio}
+""",
 }
 
 
@@ -88,6 +94,7 @@ def _ask(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict]:  #
         ("no-balanced", "decision", "NodeResourcesBalancedAllocation"),
         ("taint-weight-1", "decision", "TaintToleration"),
         ("most-allocated", "decision", "NodeResourcesFit"),
+        ("ratio", "decision", "NodeResourcesFit"),
         ("added-affinity", "feasible", "NodeAffinity"),
     ],
 )
@@ -168,8 +175,8 @@ spec:
 def test_what_the_spec_does_not_model_and_bad_files_are_refused(
     configs: dict[str, str], capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    assert main(["compare-config", configs["default"], configs["ratio"]]) == 2
-    assert "scoringStrategy.type" in capsys.readouterr().err
+    assert main(["compare-config", configs["default"], configs["ratio-no-shape"]]) == 2
+    assert "requestedToCapacityRatio.shape" in capsys.readouterr().err
     empty = tmp_path / "empty.yaml"
     empty.write_text("apiVersion: v1\nkind: Namespace\nmetadata: {name: x}\n")
     assert main(["compare-config", configs["default"], str(empty)]) == 2

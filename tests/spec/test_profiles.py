@@ -88,7 +88,10 @@ def test_plugin_args_are_read() -> None:
     [
         ({"pluginConfig": [{"name": "NodeResourcesFit", "args": {
             "scoringStrategy": {"type": "RequestedToCapacityRatio"}}}]},
-         "profiles[0].pluginConfig[0].args.scoringStrategy.type"),
+         "profiles[0].pluginConfig[0].args.scoringStrategy.requestedToCapacityRatio.shape"),
+        ({"pluginConfig": [{"name": "NodeResourcesBalancedAllocation", "args": {
+            "resources": [{"name": "nvidia.com/gpu", "weight": 1}]}}]},
+         "profiles[0].pluginConfig[0].args.resources"),
         ({"pluginConfig": [{"name": "PodTopologySpread", "args": {
             "defaultingType": "List", "defaultConstraints": [
                 {"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone",
