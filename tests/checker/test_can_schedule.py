@@ -256,3 +256,24 @@ def test_values_past_the_string_universe_turn_unsat_into_unknown(
     assert any("do not fit the solver's string universe" in n for n in answer["notes"])
     assert main(["can-schedule", str(tmp_path / "racks.yaml"), "--existing-only"]) == 1
     capsys.readouterr()
+
+
+def test_a_spread_key_some_nodes_lack(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    # found by drawing clusters: the added node's zone was compared with the placeholder a node
+    # without the key gives (an erring Index), and the Z3 backend's equality crashed on it
+    nodes = [
+        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": n, "labels": labels},
+         "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}}
+        for n, labels in (("n0", {}), ("n1", {"topology.kubernetes.io/region": "r1"}))
+    ]  # fmt: skip
+    spread = {"maxSkew": 1, "topologyKey": "topology.kubernetes.io/region",
+              "whenUnsatisfiable": "DoNotSchedule",
+              "labelSelector": {"matchLabels": {"a": "b"}}}  # fmt: skip
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "labels": {"a": "b"}},
+           "spec": {"topologySpreadConstraints": [spread],
+                    "containers": [{"name": "c", "image": "busybox:1.36"}]}}  # fmt: skip
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump_all([*nodes, pod]), encoding="utf-8")
+    assert main(["can-schedule", str(tmp_path / "c.yaml"), "--json"]) == 0
+    answer = json.loads(capsys.readouterr().out)
+    assert answer["accepted_by"] == ["n1"] and answer["spec_impl_agree"]
+    assert "topology.kubernetes.io/region" in answer["node"]["metadata"]["labels"]

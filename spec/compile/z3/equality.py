@@ -44,6 +44,8 @@ class _Ops:
             if kb is str:
                 c = self.u.known(b)
                 return False if c is None else _eq(a.z, string_val(c))
+            if ka is not kb:  # a string and another kind (an erring Index's placeholder FALSE)
+                return False
             return _eq(a.z, b.z)
         if ka is int and kb is int:
             return a == b
