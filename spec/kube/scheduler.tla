@@ -23,11 +23,11 @@
 (* Now, Profiles.                                                          *)
 (*                                                                         *)
 (* Declared, not modelled: volume plugins and DynamicResources (out of     *)
-(* scope); PodTopologySpread default                                      *)
-(* constraints, system or listed (they need Services/ReplicaSets, which   *)
-(* the input does not carry, and upstream builds none without them); the  *)
-(* sampling of nodes to score (numFeasibleNodesToFind) and the candidate   *)
-(* sampling of preemption: this spec judges every node.                    *)
+(* scope); PodTopologySpread default constraints, system or listed (they   *)
+(* need Services/ReplicaSets, which the input does not carry, and          *)
+(* upstream builds none without them); the sampling of nodes to score      *)
+(* (numFeasibleNodesToFind) and the candidate sampling of preemption: this *)
+(* spec judges every node.                                                 *)
 (***************************************************************************)
 
 \* ======================================================================
@@ -247,7 +247,7 @@ NodeAffinityOK(p, n) ≝ AddedAffinityOK(p, n) ∧ PodNodeAffinityOK(p, n)
 \* none; an empty union rejects the pod ("pod affinity terms conflict").
 \* Implied by the Filter; it decides alone when the profile disables
 \* NodeAffinity's Filter but not its PreFilter.
-\* upstream: plugins/nodeaffinity/node_affinity.go (PreFilter, getNodeNames... )
+\* upstream: plugins/nodeaffinity/node_affinity.go (PreFilter)
 NameRequirements(T) ≝ {f ∈ T.matchFields : f.key = "metadata.name" ∧ f.operator = "In"}
 
 TermNodeNames(T) ≝
@@ -658,8 +658,9 @@ InterPodAffinityOK(p, n) ≝ InterPodAffinityOKIn(p, n, Snapshot)
 \* PreFilter counts from, and W, which is S after AddPod/RemovePod. The
 \* scheduling cycle's world is (Nodes, Snapshot, W); the cluster autoscaler
 \* runs the same plugins in worlds it simulates (autoscaler.tla), where
-\* PreFilter sees the simulated placement itself (S = W).
-\* PreFilter's verdicts, which stand when the plugin's Filter is disabled.
+\* PreFilter sees the simulated placement itself (S = W). Each rule runs
+\* when the pod's profile runs its plugin there; PreFilter's own verdicts
+\* (PreFilterOK) stand when the plugin's Filter is disabled.
 PreFilterOK(p, n) ≝
   ∧ Runs(p, "preFilters", "NodeAffinity") ⇒ NodeAffinityPreFilterOK(p, n)
   ∧ Runs(p, "preFilters", "PodTopologySpread") ⇒ SpreadValid(p, "DoNotSchedule")
