@@ -24,7 +24,7 @@ from schedspec.impl.autoscaler.predicate_checker import PredicateChecker
 from schedspec.impl.autoscaler.snapshot import ClusterSnapshot
 
 ROOT = Path(__file__).resolve().parents[2]
-BIN_PACKING = str(ROOT / "examples" / "bin-packing.yaml")
+FRAGMENTATION = str(ROOT / "examples" / "fragmentation.yaml")
 ZONAL_WEB = str(ROOT / "examples" / "zonal-web.yaml")
 HOSTNAME = "kubernetes.io/hostname"
 ZONE = "topology.kubernetes.io/zone"
@@ -97,7 +97,7 @@ def anti(app: str, key: str = HOSTNAME) -> dict[str, Any]:
 def test_greedy_fragments_the_nodes_and_the_witness_order_replays(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    code, doc = as_json(capsys, BIN_PACKING)
+    code, doc = as_json(capsys, FRAGMENTATION)
     assert (code, doc["result"]) == (0, "optimal")
     assert doc["optimum"]["placed"] == 7 and doc["greedy"]["placed"] == 6
     assert doc["gap"]["placed"] == 1 and doc["greedy"]["preempted"] == []
@@ -106,8 +106,8 @@ def test_greedy_fragments_the_nodes_and_the_witness_order_replays(
     assert len(executors) == 1 and executors[0] not in doc["greedy"]["bindings"]
     order = doc["optimum"]["order"]
     assert {s["pod"]: s["node"] for s in order} == doc["optimum"]["placement"]
-    assert replays(load(BIN_PACKING), order)
-    code, text, _ = run(capsys, "optimal", BIN_PACKING)
+    assert replays(load(FRAGMENTATION), order)
+    code, text, _ = run(capsys, "optimal", FRAGMENTATION)
     assert code == 0
     assert "optimum (proven): 7/8 placed" in text
     assert "greedy (schedspec schedule): 6/8 placed" in text
@@ -116,10 +116,10 @@ def test_greedy_fragments_the_nodes_and_the_witness_order_replays(
 
 
 def test_z3_answers_the_same(capsys: pytest.CaptureFixture[str]) -> None:
-    code, doc = as_json(capsys, BIN_PACKING, "--solver", "z3")
+    code, doc = as_json(capsys, FRAGMENTATION, "--solver", "z3")
     assert (code, doc["result"], doc["solver"]["name"]) == (0, "optimal", "z3")
     assert (doc["optimum"]["placed"], doc["gap"]["placed"]) == (7, 1)
-    assert replays(load(BIN_PACKING), doc["optimum"]["order"])
+    assert replays(load(FRAGMENTATION), doc["optimum"]["order"])
 
 
 def test_no_gap_when_greedy_is_optimal(capsys: pytest.CaptureFixture[str]) -> None:
@@ -136,7 +136,7 @@ def test_no_gap_when_greedy_is_optimal(capsys: pytest.CaptureFixture[str]) -> No
 
 
 def test_priority_objective(capsys: pytest.CaptureFixture[str]) -> None:
-    code, doc = as_json(capsys, BIN_PACKING, "--objective", "priority")
+    code, doc = as_json(capsys, FRAGMENTATION, "--objective", "priority")
     assert (code, doc["result"], doc["objective"]) == (0, "optimal", "priority")
     # six checkout-api pods at 1000 and one executor at 100, against greedy's six
     assert (doc["optimum"]["priority"], doc["greedy"]["priority"]) == (6100, 6000)
@@ -234,5 +234,5 @@ def test_bad_input_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     bad.write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec: {containers: []}\n")
     code, _, err = run(capsys, "optimal", str(bad))
     assert code == 2 and "spec.containers" in err
-    code, _, err = run(capsys, "optimal", BIN_PACKING, "--timeout", "0")
+    code, _, err = run(capsys, "optimal", FRAGMENTATION, "--timeout", "0")
     assert code == 2 and "--timeout" in err
