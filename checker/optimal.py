@@ -24,8 +24,9 @@ scheduler (``spec.schedulerName``), being deleted.
 
 from __future__ import annotations
 
+import dataclasses
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,6 +36,7 @@ from schedspec.checker.optimal_filters import (
     OrderBudgetExceeded,
     Rejection,
     find_order,
+    replays_in_order,
     what_passes,
 )
 from schedspec.checker.optimal_model import OBJECTIVES, Problem, build, busy_nodes
@@ -221,6 +223,7 @@ def optimal(
         except OrderBudgetExceeded:
             order, outcome.inexact_cuts = None, outcome.inexact_cuts + 1
         if order is not None:
+            order = _like_greedy(filters, order, greedy.bindings, pods)
             _keep(outcome, order, pods, bound, nodes)
             if solution.status == "optimal" and not outcome.inexact_cuts:
                 outcome.result = "optimal"
@@ -256,6 +259,42 @@ def _keep(
     outcome.placement = placement
     outcome.order = [(pod.key, node) for pod, node in order]
     outcome.best = found
+
+
+def _like_greedy(
+    filters: Filters,
+    order: Sequence[tuple[Pod, str]],
+    greedy: Mapping[str, str],
+    pods: Sequence[Pod],
+) -> list[tuple[Pod, str]]:
+    """``order`` with replicas alike in all but name renamed after greedy's choices: the one
+    greedy bound to a node takes the optimum's place on that node, then those greedy bound
+    elsewhere, then the rest. Renaming such pods changes no verdict (checked: the renamed
+    order is replayed, and ``order`` is kept if it fails), and the witness then marks only
+    real differences from greedy."""
+    alike = {p.key: repr(dataclasses.replace(p, name="", uid="")) for p in pods}
+    members: dict[str, list[Pod]] = defaultdict(list)
+    for p in pods:
+        members[alike[p.key]].append(p)
+    slots: dict[str, list[int]] = defaultdict(list)
+    for idx, (p, _) in enumerate(order):
+        slots[alike[p.key]].append(idx)
+    renamed = list(order)
+    for group, idxs in slots.items():
+        free = list(members[group])
+        chosen: dict[int, Pod] = {}
+        for idx in idxs:
+            pick = next((p for p in free if greedy.get(p.key) == order[idx][1]), None)
+            if pick is not None:
+                chosen[idx] = pick
+                free.remove(pick)
+        free.sort(key=lambda p: p.key not in greedy)  # stable: greedy's own first
+        for idx in idxs:
+            if idx not in chosen:
+                chosen[idx] = free.pop(0)
+        for idx, p in chosen.items():
+            renamed[idx] = (p, order[idx][1])
+    return renamed if replays_in_order(filters, renamed) else list(order)
 
 
 def _score(f: Figures, objective: str) -> tuple[int, ...]:

@@ -144,6 +144,12 @@ def _print_placement(o: Outcome, out: TextIO) -> None:
             mark = ""
         print(f"  {step:>3}. {key:<{width}}  -> {node}{'   (' + mark + ')' if mark else ''}",
               file=out)  # fmt: skip
+    moved = sum(1 for k, n in o.order if greedy.get(k) not in (None, n))
+    added = sum(1 for k, _ in o.order if k not in greedy)
+    dropped = [k for k in greedy if k in o.considered and k not in o.placement]
+    if better:
+        print(f"  against greedy: {moved} pod(s) on another node, {added} placed that greedy "
+              f"left pending, {len(dropped)} greedy placed left pending", file=out)  # fmt: skip
     pending = [k for k in o.considered if k not in o.placement and k not in o.never]
     if pending:
         print(f"  left pending by the optimum: {', '.join(pending)}", file=out)

@@ -33,7 +33,14 @@ from schedspec.impl.framework.types import NodeInfo
 from schedspec.impl.loop import EventLoop
 from schedspec.impl.plugins import in_tree_registry
 
-__all__ = ["Filters", "OrderBudgetExceeded", "Rejection", "find_order", "what_passes"]
+__all__ = [
+    "Filters",
+    "OrderBudgetExceeded",
+    "Rejection",
+    "find_order",
+    "replays_in_order",
+    "what_passes",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,6 +179,17 @@ def find_order(
     finally:
         _unbind(filters, placement, order)
     return found
+
+
+def replays_in_order(filters: Filters, placement: Sequence[tuple[Pod, str]]) -> bool:
+    """Each binding of ``placement``, in this order, passes given the ones before it."""
+    order: list[int] = []
+    try:
+        return all(
+            _bind_if_passes(filters, binding, order, i) for i, binding in enumerate(placement)
+        )
+    finally:
+        _unbind(filters, placement, order)
 
 
 def what_passes(filters: Filters, placement: Sequence[tuple[Pod, str]]) -> list[tuple[Pod, str]]:
