@@ -181,6 +181,29 @@ def changes(a: Fcn, b: Fcn) -> list[str]:
     return out
 
 
+# Settings the spec does not read, and what they change instead of a cycle's verdict.
+_UNREAD = {
+    "percentageOfNodesToScore": "which nodes are looked at in clusters over 100 nodes",
+    "parallelism": "how many nodes are filtered at once",
+    "podInitialBackoffSeconds": "the queue's backoff",
+    "podMaxBackoffSeconds": "the queue's backoff",
+}
+
+
+def _unread(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[str]:
+    """A note per setting the two configurations differ in that the spec does not read."""
+    out = []
+    pa = {p.get("schedulerName"): p for p in a.get("profiles") or ()}
+    pb = {p.get("schedulerName"): p for p in b.get("profiles") or ()}
+    for key, what in _UNREAD.items():
+        differ = a.get(key) != b.get(key) or any(
+            pa[n].get(key) != pb[n].get(key) for n in set(pa) & set(pb)
+        )
+        if differ:
+            out.append(f"{key} differs; the spec does not read it (it changes {what})")
+    return out
+
+
 def _resources(profile: Fcn) -> set[str]:
     """The resource names a profile's NodeResourcesFit arguments name."""
     named = {str(r["name"]) for r in profile["fitResources"]}
@@ -231,7 +254,7 @@ def compare_configs(
             f"scheduled under {has} and left to another scheduler under {lacks}"
         )
         return ConfigAnswer("sat", msg, time.monotonic() - start, name, "profile")
-    notes: list[str] = []
+    notes = _unread(config_a, config_b)
     deadline = start + timeout
     for name in sorted(pa):
         a, b = pa[name], pb[name]
