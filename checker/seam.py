@@ -119,8 +119,15 @@ UNPAIRED_PLUGINS = MappingProxyType(
 
 UNPAIRED_DEFINITIONS = MappingProxyType(
     {
-        "NodeSelectorOK": "one of NodeAffinity's two conditions; the plugin answers once",
-        "RequiredNodeAffinityOK": "one of NodeAffinity's two conditions",
+        "NodeSelectorOK": "one of NodeAffinity's conditions; the plugin answers once",
+        "RequiredNodeAffinityOK": "one of NodeAffinity's conditions",
+        "PodNodeAffinityOK": "the pod's own node affinity, one of NodeAffinity's conditions",
+        "AddedAffinityOK": "the profile's addedAffinity, one of NodeAffinity's conditions",
+        "NodeAffinityPreFilterOK": "NodeAffinity's PreFilter node names; inside Feasible and "
+        "NodeStatus, which are paired",
+        "PreFilterOK": "the PreFilter verdicts inside FiltersAt; Feasible is paired",
+        "PluginScore": "a Score plugin's score by name; each plugin's score is paired",
+        "FitResourceScore": "one resource of NodeResourcesFitScore, which is paired",
         "PortsOKIn": "helper; PortsOK is paired",
         "FitOKIn": "helper; FitOK is paired",
         "SpreadOKIn": "helper; SpreadOK is paired",

@@ -3,10 +3,11 @@
 For every target of :class:`schedspec.spec.coverage.Coverage` in the definitions the Filter path
 reaches (``NodeStatus``, ``Feasible`` and every ``*OK(p, n)``) and every definition holding a
 CASE, the target's own path in the spec text becomes a formula for
-:func:`schedspec.spec.solve` — e.g. FilterStatusIn's arm 3 becomes::
+:func:`schedspec.spec.solve` — e.g. FilterStatusIn's arm 5 becomes::
 
-    p ∈ PendingPods ∧ (LET W ≝ Snapshot IN ¬¬SpreadValid(p, "DoNotSchedule")
-                                         ∧ ¬¬AffinityTermsValid(p) ∧ ¬NodeUnschedulableOK(p, n))
+    p ∈ PendingPods ∧ (LET W ≝ Snapshot IN
+                         ¬(Runs(p, "preFilters", "NodeAffinity") ∧ NodeAffinityConflict(p)) ∧ …
+                         ∧ Runs(p, "filters", "NodeUnschedulable") ∧ ¬NodeUnschedulableOK(p, n))
 
 * a definition's parameters ``p``/``q`` are pods (``p`` a pending one), ``n``/``m`` nodes, ``W``
   the cluster's own placement (``Snapshot``);
@@ -66,7 +67,7 @@ __all__ = [
     "z3_states",
 ]
 
-FORMAT = 4  # bump when the queries or the symbolic cluster change: part of the cache key
+FORMAT = 5  # bump when the queries or the symbolic cluster change: part of the cache key
 DEFAULT_BOUNDS = Bounds(nodes=2, pods=3, taints=1, tolerations=1, term_values=1)
 ROOTS = ("NodeStatus", "Feasible")
 _POD, _NODE, _PLACEMENT = {"p", "q"}, {"n", "m"}, {"W"}
@@ -344,7 +345,7 @@ _IN_WITHOUT_VALUES = {"matchExpressions": [{"key": "app", "operator": "In", "val
 _UNKNOWN_OPERATOR = {"matchExpressions": [{"key": "app", "operator": "Near"}]}
 WARNED_STATES: tuple[tuple[str, list[dict[str, Any]]], ...] = (
     (
-        "spread selector In without values (FilterStatusIn arm 1)",
+        "spread selector In without values (FilterStatusIn arm 2)",
         [
             _WARNED_NODE,
             _warned_pod(
@@ -363,7 +364,7 @@ WARNED_STATES: tuple[tuple[str, list[dict[str, Any]]], ...] = (
         ],
     ),
     (
-        "pod affinity selector, unknown operator (FilterStatusIn arm 2, SelectorValid OTHER)",
+        "pod affinity selector, unknown operator (FilterStatusIn arm 3, SelectorValid OTHER)",
         [
             _WARNED_NODE,
             _warned_pod(

@@ -264,16 +264,43 @@ _POD_AFFINITY = _struct(
         _PREFERRED: _list_of(_struct({"weight": "integer", "podAffinityTerm": _POD_TERM})),
     }
 )
+_NODE_AFFINITY = _struct(
+    {
+        _REQUIRED: _struct({"nodeSelectorTerms": _list_of(_NODE_TERM)}),
+        _PREFERRED: _list_of(_struct({"weight": "integer", "preference": _NODE_TERM})),
+    }
+)
 _AFFINITY = _struct(
     {
-        "nodeAffinity": _struct(
-            {
-                _REQUIRED: _struct({"nodeSelectorTerms": _list_of(_NODE_TERM)}),
-                _PREFERRED: _list_of(_struct({"weight": "integer", "preference": _NODE_TERM})),
-            }
-        ),
+        "nodeAffinity": _NODE_AFFINITY,
         "podAffinity": _POD_AFFINITY,
         "podAntiAffinity": _POD_AFFINITY,
+    }
+)
+# KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1): what spec/kube/profiles.py and
+# impl/framework read of it; every plugin's args in one tree (a field only one plugin has).
+_PLUGIN_REFS = _list_of(_struct({"name": "string", "weight": "integer"}))
+_PLUGIN_SET = _struct({"enabled": _PLUGIN_REFS, "disabled": _PLUGIN_REFS})
+_RESOURCE_WEIGHTS = _list_of(_struct({"name": "string", "weight": "integer"}))
+_PLUGIN_ARGS = _struct(
+    {
+        "scoringStrategy": _struct(
+            {
+                "type": "string",
+                "resources": _RESOURCE_WEIGHTS,
+                "requestedToCapacityRatio": _struct(
+                    {"shape": _list_of(_struct({"utilization": "integer", "score": "integer"}))}
+                ),
+            }
+        ),
+        "resources": _RESOURCE_WEIGHTS,
+        "ignoredResources": _STRINGS,
+        "ignoredResourceGroups": _STRINGS,
+        "addedAffinity": _NODE_AFFINITY,
+        "hardPodAffinityWeight": "integer",
+        "ignorePreferredTermsOfExistingPods": "boolean",
+        "defaultingType": "string",
+        "defaultConstraints": "list",
     }
 )
 _CONTAINER = _struct(
@@ -467,7 +494,26 @@ SHAPES: Mapping[str, Shape] = {
             "description": "string",
         }
     ),
-    "KubeSchedulerConfiguration": _struct({"apiVersion": "string", "kind": "string"}),
+    "KubeSchedulerConfiguration": _struct(
+        {
+            "apiVersion": "string",
+            "kind": "string",
+            "percentageOfNodesToScore": "integer",
+            "parallelism": "integer",
+            "podInitialBackoffSeconds": "integer",
+            "podMaxBackoffSeconds": "integer",
+            "profiles": _list_of(
+                _struct(
+                    {
+                        "schedulerName": "string",
+                        "percentageOfNodesToScore": "integer",
+                        "plugins": _map_of(_PLUGIN_SET),
+                        "pluginConfig": _list_of(_struct({"name": "string", "args": _PLUGIN_ARGS})),
+                    }
+                )
+            ),
+        }
+    ),
     "DaemonSet": _object(
         {
             "spec": _struct(

@@ -84,7 +84,7 @@ def test_config_errors_are_out_of_reach() -> None:
     reaches = {
         m.reach
         for m in enumerate_mutants(["schedspec.impl.plugins.resource_allocation"])
-        if m.function == "parse_resources" and m.line == 44
+        if m.function == "parse_resources" and "not 1 <= weight <= 100" in m.original
     }
     assert reaches == {"error path"}
 
