@@ -220,11 +220,21 @@ def test_optimum_equals_brute_force(seed: int) -> None:
 # ---- unknown and bad input -----------------------------------------------------------------
 
 
-def test_out_of_time_is_unknown_never_optimal(capsys: pytest.CaptureFixture[str]) -> None:
-    outcome = opt.optimal(gap_cluster(20, 40, 2), timeout=0.01)
+def test_out_of_time_is_unknown_never_optimal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cluster = gap_cluster(20, 40, 2)
+    outcome = opt.optimal(cluster, timeout=0.01)
     assert outcome.result == "unknown"
     # the best known is greedy's own placement (validated), never called optimal
     assert outcome.best.placed == outcome.greedy_figures.placed
+    path = tmp_path / "cluster.json"
+    items = [*cluster.nodes, *cluster.pods]
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
+    code, doc = as_json(capsys, str(path), "--timeout", "0.01")
+    assert (code, doc["result"]) == (3, "unknown")
+    code, text, _ = run(capsys, "optimal", str(path), "--timeout", "0.01")
+    assert code == 3 and "unknown: not proven optimal" in text and "(proven)" not in text
 
 
 def test_bad_input_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
