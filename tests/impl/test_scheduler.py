@@ -70,6 +70,13 @@ EXPECTED = {
             "ci/ci-runner-9f7b5d8c6-m8l6l",
         ],
     ),
+    "fragmentation.yaml": (  # greedy spreads the replicas: no node keeps 3 cpu for an executor
+        {},
+        [
+            "analytics/nightly-sessionize-4c1f7e9a8b2d-exec-1",
+            "analytics/nightly-sessionize-4c1f7e9a8b2d-exec-2",
+        ],
+    ),
     "gpu-pool.yaml": (
         {
             "ml/train-resnet50-mkwvp": "gpu-a10g-2",
