@@ -79,15 +79,23 @@ def _weighted(
     requests: Sequence[int],
     resources: Sequence[ResourceSpec],
     per_resource: Any,
+    ratio: bool = False,
 ) -> int:
+    """The weighted mean of ``per_resource`` over the resources the node advertises, truncated;
+    ``ratio`` (RequestedToCapacityRatio): over those scoring above 0, rounded (``math.Round``)."""
     total = weights = 0
     for (name, weight), pod_request in zip(resources, requests, strict=True):
         alloc, req = allocatable_and_requested(node_info, name, pod_request, False)
         if alloc == 0:
             continue
-        total += per_resource(req, alloc) * weight
+        score = per_resource(req, alloc)
+        if ratio and score <= 0:
+            continue
+        total += score * weight
         weights += weight
-    return go_div(total, weights) if weights else 0
+    if not weights:
+        return 0
+    return (2 * total + weights) // (2 * weights) if ratio else go_div(total, weights)
 
 
 def _least(requested: int, capacity: int) -> int:
@@ -168,15 +176,6 @@ def requested_to_capacity_ratio(
     def scorer(
         node_info: NodeInfo, requests: Sequence[int], resources: Sequence[ResourceSpec]
     ) -> int:
-        total = weights = 0
-        for (name, weight), pod_request in zip(resources, requests, strict=True):
-            alloc, req = allocatable_and_requested(node_info, name, pod_request, False)
-            if alloc == 0:
-                continue
-            score = per_resource(req, alloc)
-            if score > 0:
-                total += score * weight
-                weights += weight
-        return (2 * total + weights) // (2 * weights) if weights else 0
+        return _weighted(node_info, requests, resources, per_resource, ratio=True)
 
     return scorer
