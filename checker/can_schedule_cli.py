@@ -92,7 +92,7 @@ def run_can_schedule(args: argparse.Namespace, out: TextIO) -> int:
         for line in answer.why:
             print(f"  {line}", file=out)
         tag = "minimal" if answer.minimal else "not proven minimal: the solver ran out of time"
-        print(f"  core ({tag}; dropping any one lets the pod schedule):", file=out)
+        print(f"  core ({tag}: these alone leave no node, each is needed for that):", file=out)
         for item in answer.core:
             print(f"    {item.obj}: {item.path}", file=out)
         if impl and not disagree:

@@ -6,9 +6,11 @@ of the cluster's (judged as the cluster stands) and, unless ``existing`` is aske
 add. ``sat`` names the cluster's nodes that accept the pod and the node to add as a Node manifest,
 replayed on the executable backend before it is shown. ``unsat`` names a minimal set of the
 pod's own constraints (and of the cluster's taints) under which no node accepts it: Z3's core
-over the items' guards, then shrunk by deletion, each deletion asked again of the same formula, so
-dropping any one item of the answer lets the pod schedule. ``unknown`` (a timeout) is never
-reported as ``unsat``.
+over the items' guards, then shrunk by deletion, each deletion asked again of the same formula.
+The set is a minimal *unsatisfiable* one: these items alone, every other item dropped, leave no
+node, and each of them is needed for that. Other items may stand in the way too (a second taint
+of the same node, another contradiction): dropping one item of the core fixes this conflict, not
+necessarily every one. ``unknown`` (a timeout) is never reported as ``unsat``.
 """
 
 from __future__ import annotations

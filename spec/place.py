@@ -395,8 +395,9 @@ class PlaceWorld:
         return _Judged(key, pod, lifted)
 
     def _record(self, pod: Mapping[str, Any]) -> Fcn:
-        """The view's record of ``pod`` alone (its priority class with it)."""
-        alone = from_objects([*self.cluster.priority_classes, pod], source=object_key(pod))
+        """The view's record of ``pod`` alone. ``pod`` is loaded already: loading it again would
+        admit it twice (a globalDefault class's name, filled in, then binds its policy)."""
+        alone = replace(_EMPTY, pods=(dict(pod),))
         rec: Fcn = self.spec.view.build(alone).pods[object_key(pod)]
         return rec
 
@@ -460,6 +461,8 @@ def _scheduler() -> LoadedSpec:
     """``scheduler.tla``, parsed and checked once a process (it is bundled: it cannot change)."""
     return load_spec("scheduler")
 
+
+_EMPTY = from_objects([])
 
 _SPARE_STRINGS = 64
 """Codes left for the builder's fixed strings (operators, effects, phases, …) and the ones the

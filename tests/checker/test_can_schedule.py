@@ -277,3 +277,22 @@ def test_a_spread_key_some_nodes_lack(capsys: pytest.CaptureFixture[str], tmp_pa
     answer = json.loads(capsys.readouterr().out)
     assert answer["accepted_by"] == ["n1"] and answer["spec_impl_agree"]
     assert "topology.kubernetes.io/region" in answer["node"]["metadata"]["labels"]
+
+
+def test_a_pod_admitted_under_a_global_default_class(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # the loader fills priorityClassName from the globalDefault class and keeps the pod's own
+    # preemptionPolicy; loading that pod a second time refused it (found by drawing clusters)
+    objects = [
+        {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+         "metadata": {"name": "low"}, "value": 10, "globalDefault": True},
+        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n0"},
+         "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}},
+        {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+         "spec": {"preemptionPolicy": "Never",
+                  "containers": [{"name": "c", "image": "busybox:1.36"}]}},
+    ]  # fmt: skip
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump_all(objects), encoding="utf-8")
+    assert main(["can-schedule", str(tmp_path / "c.yaml"), "--existing-only"]) == 0
+    assert "n0 (spec: feasible; impl: feasible)" in capsys.readouterr().out
