@@ -1,5 +1,5 @@
 """`schedspec can-schedule`: is there a node this pod's constraints accept, and if not, which of
-its own fields contradict (examples/placement*.yaml)."""
+its own fields contradict (examples/questions/placement*.yaml)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from schedspec.cluster import load
 from schedspec.spec.load import load_spec
 from schedspec.spec.place import replay_feasible
 
-EXAMPLES = Path(__file__).parents[2] / "examples"
+EXAMPLES = Path(__file__).parents[2] / "examples" / "questions"
 CLUSTER = str(EXAMPLES / "placement.yaml")
 QUESTIONS = str(EXAMPLES / "placement-questions.yaml")
 REQ = "requiredDuringSchedulingIgnoredDuringExecution"

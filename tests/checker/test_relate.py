@@ -16,7 +16,7 @@ from schedspec.cli import main
 from schedspec.spec.load import load_spec
 from schedspec.spec.place import replay_feasible
 
-EXAMPLES = Path(__file__).parents[2] / "examples"
+EXAMPLES = Path(__file__).parents[2] / "examples" / "questions"
 CLUSTER = str(EXAMPLES / "placement.yaml")
 QUESTIONS = str(EXAMPLES / "placement-questions.yaml")
 REQ = "requiredDuringSchedulingIgnoredDuringExecution"
@@ -165,7 +165,7 @@ def test_pods_of_the_cluster_are_judged_without_themselves(
 ) -> None:
     # web-…-2lvw8 is bound to k8s-worker-a-1 with a hostname anti-affinity to web pods: judged
     # where it stands it would repel itself (the solver and the replay once disagreed on this)
-    zonal = str(EXAMPLES / "zonal-web.yaml")
+    zonal = str(EXAMPLES.parent / "zonal-web.yaml")
     flags = ("--cluster", zonal)
     code, answer = relate(
         capsys, zonal, zonal, "subsumes", "--pod-a", "shop/api-84f5c7d9b8-th5lx",
