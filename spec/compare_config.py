@@ -31,7 +31,6 @@ from schedspec.spec.compile.z3 import CompileTimeout, as_z3bool
 from schedspec.spec.kube.profiles import profile_literals, profiles
 from schedspec.spec.kube.scheduler_view import node_affinity_record
 from schedspec.spec.kube.symbolic import Bounds
-from schedspec.spec.kube.symbolic.bounds import RESOURCES
 from schedspec.spec.load import LoadedSpec, load_spec
 from schedspec.spec.solve import (
     Session,
@@ -46,6 +45,8 @@ from schedspec.spec.values import Fcn
 __all__ = ["ConfigAnswer", "Decision", "changes", "compare_configs", "decisions"]
 
 _A, _B = "scheduler@A", "scheduler@B"
+_STAGE_SECONDS = 15.0
+"""The most a small, restricted stage may take before the next stage is asked."""
 _PENDING = 'p.spec.nodeName = "" /\\ p.status.phase = "Pending" /\\ p.spec.schedulingGates = {}'
 _SYMBOLIC_SCHEDULER = "default-scheduler"  # what every pod of the symbolic cluster names
 
@@ -270,8 +271,10 @@ def compare_configs(
                 return ConfigAnswer("unknown", "the solver ran out of time",
                                     time.monotonic() - start, name, notes=notes)  # fmt: skip
             final = size == (bounds or Bounds())
+            # a small stage that stalls (Z3's speed varies run to run) leaves time to the next
+            budget = left if final else min(left, _STAGE_SECONDS)
             answer = _compare_profile(
-                name, a, b, config_a, config_b, size, minimize, left, restrict=not final
+                name, a, b, config_a, config_b, size, minimize, budget, restrict=not final
             )
             notes += [n for n in answer.notes if n not in notes]
             if answer.result != "unsat":
@@ -300,7 +303,11 @@ def _compare_profile(
 ) -> ConfigAnswer:
     """``restrict``: a search for a witness only, in small numbers (``Session.solve``)."""
     start = time.monotonic()
-    literals = profile_literals(config_a) + profile_literals(config_b)
+    literals = [
+        *profile_literals(config_a),
+        *profile_literals(config_b),
+        *((r, "resource") for r in sorted(_resources(a) | _resources(b))),
+    ]
     session = Session(
         bounds,
         [_A, _B],
@@ -309,11 +316,12 @@ def _compare_profile(
         profiles={_A: Fcn({_SYMBOLIC_SCHEDULER: a}), _B: Fcn({_SYMBOLIC_SCHEDULER: b})},
     )
     notes = vocabulary_notes(session) + float_notes(session)
-    absent = sorted((_resources(a) | _resources(b)) - set(RESOURCES))
+    carried = session.vocabulary.resources
+    absent = sorted((_resources(a) | _resources(b)) - {*carried, "pods"})
     if absent:
         notes.append(
             f"the configurations name resources the bounded cluster's pods and nodes cannot carry "
-            f"({', '.join(absent)}; it has {', '.join(RESOURCES)}): what they change about them "
+            f"({', '.join(absent)}; it has {', '.join(carried)}): what they change about them "
             "is not asked"
         )
     try:

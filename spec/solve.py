@@ -594,6 +594,7 @@ def vocabulary_notes(session: Session) -> list[str]:
             ("label keys", v.keys, base.keys),
             ("label values", v.values, base.values),
             ("namespaces", v.namespaces, base.namespaces),
+            ("extended resources", v.resources, base.resources),
         )
         if len(now) > len(before)
     ]

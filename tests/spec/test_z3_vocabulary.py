@@ -87,14 +87,20 @@ def test_each_literal_gets_the_role_where_it_stands(
     assert literals(parse_expr(formula, "<formula>")) == expected
 
 
-def test_a_resource_the_cluster_cannot_hold_makes_unsat_unknown() -> None:
+def test_an_extended_resource_joins_and_another_resource_makes_unsat_unknown() -> None:
     answer = find('Get(n.status.allocatable, "nvidia.com/gpu") > 0')
+    assert answer.result == "sat"
+    assert answer.notes == [
+        "the query's strings join the bounded cluster: extended resources 'nvidia.com/gpu'"
+    ]
+    node = next(o for o in answer.objects if o["kind"] == "Node")
+    assert node["status"]["allocatable"]["nvidia.com/gpu"] > 0
+    answer = find('Get(n.status.allocatable, "hugepages-2Mi") > 0')
     assert answer.result == "unknown"
     assert answer.notes == [
-        "'nvidia.com/gpu' is not a resource of the bounded cluster (cpu, memory, "
+        "'hugepages-2Mi' is not a resource of the bounded cluster (cpu, memory, "
         "example.com/gpu, pods): an answer that needs it is unknown"
     ]
-    assert find('Get(n.status.allocatable, "example.com/gpu") > 0').result == "sat"
 
 
 def test_a_field_name_in_no_role_joins_nothing() -> None:

@@ -118,8 +118,9 @@ class _Back:
         requests = {r: _quantity(r, self.i(v)) for r, (g, v) in c.requests.items() if self.b(g)}
         if requests:
             out["resources"] = {"requests": requests}
-            if "example.com/gpu" in requests:  # extended resources: limits must equal requests
-                out["resources"]["limits"] = {"example.com/gpu": requests["example.com/gpu"]}
+            extended = {r: q for r, q in requests.items() if "/" in r}
+            if extended:  # extended resources: limits must equal requests
+                out["resources"]["limits"] = extended
         ports = []
         for k, p in enumerate(c.ports):
             if not self.b(p.present):

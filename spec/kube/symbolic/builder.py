@@ -16,7 +16,6 @@ from schedspec.spec.kube.symbolic.bounds import (
     NODE_OPERATORS,
     PHASES,
     PROTOCOLS,
-    RESOURCES,
     SELECTOR_OPERATORS,
     TAINT_KEYS,
     TOLERATION_OPERATORS,
@@ -53,6 +52,7 @@ class _Builder:
         self.u = universe
         vocabulary = vocabulary or Vocabulary.of(bounds)
         self.keys = vocabulary.keys
+        self.resources = vocabulary.resources
         self.values = vocabulary.values
         self.namespaces = vocabulary.namespaces
         self.node_names = tuple(f"node-{i}" for i in range(bounds.nodes))
@@ -160,7 +160,7 @@ class _Builder:
                 z3.Not(z3.And(a.present, b.present, a.key.z == b.key.z, a.effect.z == b.effect.z))
             )
         allocatable = {}
-        for r in RESOURCES:
+        for r in self.resources:
             ap = self.boolean(f"{name}.allocatable[{r}]") if r not in ("cpu", "memory") else True
             v = self.integer(f"{name}.allocatable[{r}]")
             self.number(v)
@@ -313,7 +313,7 @@ class _Builder:
         if init:
             sidecar = self.boolean(f"{name}.sidecar")
         requests = {}
-        for r in RESOURCES:
+        for r in self.resources:
             rp = self.boolean(f"{name}.requests[{r}]")
             self.count("requests", rp)
             v = self.integer(f"{name}.requests[{r}]")

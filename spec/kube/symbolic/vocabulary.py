@@ -63,6 +63,12 @@ field, not a label."""
 _DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 
 
+def _extended(name: str) -> bool:
+    """An extended resource (``v1helper.IsExtendedResourceName``): domain-qualified, outside
+    ``kubernetes.io/``, not ``requests.``; the only kind a bounded cluster can add."""
+    return "/" in name and "kubernetes.io/" not in name and not name.startswith("requests.")
+
+
 @dataclass(frozen=True)
 class Vocabulary:
     keys: tuple[str, ...]
@@ -70,6 +76,9 @@ class Vocabulary:
     namespaces: tuple[str, ...]
     outside: tuple[tuple[str, str], ...] = ()
     """(literal, what it could not join) for each literal the cap left out."""
+    resources: tuple[str, ...] = RESOURCES
+    """The resources pods request and nodes offer: the bounds' and the extended resources a
+    question names with the role "resource" (a configuration's weighted resources)."""
 
     @classmethod
     def of(cls, bounds: Bounds, named: Iterable[tuple[str, str]] = ()) -> Vocabulary:
@@ -80,7 +89,8 @@ class Vocabulary:
         values = list(LABEL_VALUES[: bounds.values])
         namespaces = list(NAMESPACES[: bounds.namespaces])
         outside: list[tuple[str, str]] = []
-        grown = {"label key": 0, "label value": 0, "namespace": 0}
+        resources = list(RESOURCES)
+        grown = {"label key": 0, "label value": 0, "namespace": 0, "resource": 0}
 
         def join(into: list[str], text: str, what: str) -> None:
             if text in into:
@@ -95,7 +105,9 @@ class Vocabulary:
             if not text:
                 continue
             if role == "resource":
-                if text not in (*RESOURCES, "pods"):
+                if text not in (*resources, "pods") and _extended(text):
+                    join(resources, text, "resource")
+                elif text not in (*resources, "pods"):
                     outside.append((text, "resource"))
                 continue
             if role in ENUMS:
@@ -112,10 +124,10 @@ class Vocabulary:
                 join(keys, text, "label key")
             if role in ("value", "any") and label_value_problem(text) is None:
                 join(values, text, "label value")
-        return cls(tuple(keys), tuple(values), tuple(namespaces), tuple(outside))
+        return cls(tuple(keys), tuple(values), tuple(namespaces), tuple(outside), tuple(resources))
 
     def notes(self) -> list[str]:
-        resources = ", ".join((*RESOURCES, "pods"))
+        resources = ", ".join((*self.resources, "pods"))
         return [
             f"{text!r} is not a resource of the bounded cluster ({resources}): an answer that "
             "needs it is unknown"
