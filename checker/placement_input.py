@@ -21,16 +21,14 @@ of it, and a bound pod is judged as if pending, as ``explain`` does.
 from __future__ import annotations
 
 import copy
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path as FsPath
 from typing import Any
 
-from schedspec.cluster import Cluster, object_key
-from schedspec.cluster import _build as build_cluster
+from schedspec.cluster import Cluster, object_key, read_docs
+from schedspec.cluster import from_docs as build_cluster
 from schedspec.errors import ManifestError, UsageError
-from schedspec.manifest_yaml import Doc, expand, parse
+from schedspec.manifest_yaml import Doc, expand
 
 __all__ = ["WORKLOADS", "Subject", "load_cluster", "load_question"]
 
@@ -79,18 +77,7 @@ class Subject:
 
 
 def _docs(paths: Sequence[str]) -> list[Doc]:
-    docs: list[Doc] = []
-    for path in paths:
-        source = os.fspath(path)
-        try:
-            text = FsPath(source).read_text(encoding="utf-8")
-        except OSError as err:
-            raise ManifestError(f"cannot read: {err.strerror or err}", where=source) from None
-        except UnicodeDecodeError:
-            raise ManifestError("cannot read: not UTF-8 text", where=source) from None
-        for doc in parse(text, source):
-            docs.extend(expand(doc))
-    return docs
+    return [d for doc in read_docs(*paths) for d in expand(doc)]
 
 
 def _template_pod(doc: Doc, kind: str) -> tuple[Doc, str, str]:

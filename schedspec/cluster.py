@@ -141,12 +141,14 @@ from schedspec.validate import (
 
 __all__ = [
     "Cluster",
+    "from_docs",
     "from_objects",
     "load",
     "loads",
     "milli_value",
     "object_key",
     "parse_quantity",
+    "read_docs",
     "value",
 ]
 
@@ -440,6 +442,17 @@ def from_objects(objects: Iterable[Mapping[str, Any]], *, source: str = "<object
 
 def load(*paths: str | os.PathLike[str]) -> Cluster:
     """The cluster in the files ``paths`` (``.yaml``, ``.yml`` or ``.json``), as one."""
+    return _build(read_docs(*paths))
+
+
+def from_docs(docs: list[Doc]) -> Cluster:
+    """The cluster of parsed documents (:func:`read_docs`, maybe edited), validated as
+    :func:`load` validates; errors keep the documents' file:line."""
+    return _build(docs)
+
+
+def read_docs(*paths: str | os.PathLike[str]) -> list[Doc]:
+    """The documents of the files ``paths``, parsed with their positions, not yet validated."""
     docs: list[Doc] = []
     for path in paths:
         source = os.fspath(path)
@@ -450,4 +463,4 @@ def load(*paths: str | os.PathLike[str]) -> Cluster:
         except UnicodeDecodeError:
             raise ManifestError("cannot read: not UTF-8 text", where=source) from None
         docs.extend(parse(text, source))
-    return _build(docs)
+    return docs
