@@ -121,9 +121,9 @@ def _profile(draw: DrawFn, name: str) -> Obj:
             }
         if draw(st.booleans()):
             resources = draw(st.lists(st.sampled_from(("cpu", "memory", *EXTENDED_RESOURCES)),
-                                      min_size=1, max_size=3, unique=True))  # fmt: skip
-            strategy["resources"] = [
-                {"name": r, "weight": draw(st.integers(1, 100))} for r in resources
+                                      min_size=0, max_size=3, unique=True))  # fmt: skip
+            strategy["resources"] = [  # an empty list and a weight of 0 take the v1 defaults
+                {"name": r, "weight": draw(st.integers(0, 100))} for r in resources
             ]
         fit["scoringStrategy"] = strategy
     if draw(st.integers(0, 3)) == 0:

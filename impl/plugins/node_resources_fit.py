@@ -312,10 +312,7 @@ class NodeResourcesFit:
             shape = parse_shape(
                 get_list(ratio, "shape"), "scoringStrategy.requestedToCapacityRatio.shape"
             )
-        raw = get_list(strategy, "resources") if "resources" in strategy else None
-        resources = (
-            parse_resources(raw, "scoringStrategy.resources")
-            if raw is not None
-            else DEFAULT_RESOURCES
-        )
+        # v1 defaults.go: an empty or missing list is cpu and memory
+        raw = get_list(strategy, "resources")
+        resources = parse_resources(raw, "scoringStrategy.resources") if raw else DEFAULT_RESOURCES
         return NodeResourcesFit(ignored, groups, kind, resources, shape)

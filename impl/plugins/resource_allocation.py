@@ -44,7 +44,7 @@ def parse_resources(raw: Sequence[Any], path: str) -> tuple[ResourceSpec, ...]:
         here = f"{path}[{i}]"
         if not isinstance(item, dict) or not isinstance(item.get("name"), str):
             raise ConfigError("a resource needs a string name", here)
-        weight = item.get("weight", 1)
+        weight = item.get("weight") or 1  # v1 defaults: a weight of 0 is 1
         if isinstance(weight, bool) or not isinstance(weight, int) or not 1 <= weight <= 100:
             raise ConfigError(
                 f"resource weight of {item['name']} should be in range [1, 100]", f"{here}.weight"

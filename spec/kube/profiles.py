@@ -183,7 +183,8 @@ def _profile(raw: _Obj, path: str, node_affinity: Callable[[_Obj], Fcn]) -> Fcn:
         # v1.34.2 fit.go reads the shape without a nil check; validation asks for a point
         raise _err("Required value: at least one point must be specified",
                    f"{fit_path}.scoringStrategy.requestedToCapacityRatio.shape")  # fmt: skip
-    resources = _refs(strategy["resources"]) if "resources" in strategy else list(_DEFAULT_FIT)
+    # defaults.go: no resources (or an empty list) is cpu and memory; a weight of 0 is 1
+    resources = _refs(strategy.get("resources")) or list(_DEFAULT_FIT)
     balanced, balanced_path = args.get("NodeResourcesBalancedAllocation", ({}, ""))
     if "resources" in balanced and sorted(_refs(balanced["resources"])) != sorted(_DEFAULT_FIT):
         raise _err("resources other than cpu and memory (weight 1) are not modelled by the spec",

@@ -63,6 +63,16 @@ def test_weights_score_set_first_then_multi_point_and_zero_counts_as_one() -> No
     assert p["scores"]["TaintToleration"] == 9 and p["scores"]["ImageLocality"] == 1
 
 
+def test_an_empty_resource_list_and_a_zero_weight_take_the_v1_defaults() -> None:
+    from schedspec.impl.plugins.node_resources_fit import NodeResourcesFit
+
+    for resources, want in (([], [("cpu", 1), ("memory", 1)]), ([{"name": "cpu"}], [("cpu", 1)])):
+        args = {"scoringStrategy": {"type": "MostAllocated", "resources": resources}}
+        p = _profile(pluginConfig=[{"name": "NodeResourcesFit", "args": args}])
+        assert [(r["name"], r["weight"]) for r in p["fitResources"]] == want
+        assert list(NodeResourcesFit.new(args, None).resources) == want  # type: ignore[arg-type]
+
+
 def test_plugin_args_are_read() -> None:
     p = _profile(pluginConfig=[
         {"name": "NodeResourcesFit", "args": {
