@@ -186,7 +186,8 @@ def _profile(raw: _Obj, path: str, node_affinity: Callable[[_Obj], Fcn]) -> Fcn:
     # defaults.go: no resources (or an empty list) is cpu and memory; a weight of 0 is 1
     resources = _refs(strategy.get("resources")) or list(_DEFAULT_FIT)
     balanced, balanced_path = args.get("NodeResourcesBalancedAllocation", ({}, ""))
-    if "resources" in balanced and sorted(_refs(balanced["resources"])) != sorted(_DEFAULT_FIT):
+    named = [(n, w or 1) for n, w in _refs(balanced.get("resources"))] or list(_DEFAULT_FIT)
+    if sorted(named) != sorted(_DEFAULT_FIT):
         raise _err("resources other than cpu and memory (weight 1) are not modelled by the spec",
                    f"{balanced_path}.resources")  # fmt: skip
     spread, spread_path = args.get("PodTopologySpread", ({}, ""))
