@@ -42,12 +42,12 @@ from schedspec.checker.optimal_filters import (
 from schedspec.checker.optimal_model import OBJECTIVES, Problem, build, busy_nodes
 from schedspec.checker.optimal_solvers import SOLVERS, backend
 from schedspec.cluster import Cluster
-from schedspec.impl.api import Node, Pod, namespace_from_dict, node_from_dict, pod_from_dict
+from schedspec.impl.api import Node, Pod, node_from_dict, pod_from_dict
+from schedspec.impl.autoscaler.context import namespace_labels
 from schedspec.impl.simulate import ScheduleResult, simulate
 
 __all__ = ["OBJECTIVES", "SOLVERS", "Figures", "Outcome", "as_json", "optimal"]
 
-_NS_NAME = "kubernetes.io/metadata.name"
 DEFAULT_SCHEDULER = "default-scheduler"
 
 
@@ -87,17 +87,6 @@ class Outcome:
     def gap(self) -> Figures:
         b, g = self.best, self.greedy_figures
         return Figures(b.placed - g.placed, b.priority - g.priority, g.nodes - b.nodes)
-
-
-def _namespaces(cluster: Cluster) -> dict[str, Mapping[str, str]]:
-    out: dict[str, Mapping[str, str]] = {}
-    for pod in cluster.pods:
-        ns = pod["metadata"].get("namespace") or "default"
-        out[ns] = {_NS_NAME: ns}
-    for obj in cluster.namespaces:
-        ns_obj = namespace_from_dict(obj)
-        out[ns_obj.name] = ns_obj.labels
-    return out
 
 
 def _split(cluster: Cluster) -> tuple[list[Node], list[Pod], list[Pod], dict[str, str]]:
@@ -173,7 +162,7 @@ def optimal(
     start = time.perf_counter()
     deadline = start + timeout
     nodes, bound, pods, left_out = _split(cluster)
-    namespaces = _namespaces(cluster)
+    namespaces = namespace_labels(cluster)
     if greedy is None:
         greedy = simulate(cluster, cluster.scheduler_config, seed)
     filters = Filters(nodes, bound, namespaces)

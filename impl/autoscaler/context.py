@@ -21,7 +21,7 @@ from schedspec.impl.autoscaler import podutil
 from schedspec.impl.autoscaler.predicate_checker import PredicateChecker
 from schedspec.impl.autoscaler.snapshot import ClusterSnapshot
 
-__all__ = ["HOSTNAME", "AutoscalingContext"]
+__all__ = ["HOSTNAME", "AutoscalingContext", "namespace_labels"]
 
 HOSTNAME = "kubernetes.io/hostname"
 _NS_NAME = "kubernetes.io/metadata.name"
@@ -41,7 +41,7 @@ class AutoscalingContext:
         self.now: float = ca_clock(cluster, None if given is None else int(given))
         self.raw: dict[str, Mapping[str, Any]] = {}
         self._typed: dict[str, Pod] = {}
-        self.checker = PredicateChecker(_namespaces(cluster))
+        self.checker = PredicateChecker(namespace_labels(cluster))
 
     def typed(self, obj: Mapping[str, Any]) -> Pod:
         """The typed pod of a cluster pod (converted once); its dict is kept in ``raw``."""
@@ -94,7 +94,7 @@ def _node_name(node: Mapping[str, Any]) -> str:
     return str(node["metadata"]["name"])
 
 
-def _namespaces(cluster: Cluster) -> dict[str, Mapping[str, str]]:
+def namespace_labels(cluster: Cluster) -> dict[str, Mapping[str, str]]:
     """Namespace ↦ labels; a namespace pods use but the input does not declare has only
     ``kubernetes.io/metadata.name`` (as the scheduler assumes)."""
     out: dict[str, Mapping[str, str]] = {}

@@ -20,6 +20,7 @@ from schedspec.checker.optimal_filters import Filters, find_order
 from schedspec.cli import main
 from schedspec.cluster import Cluster, from_objects, load
 from schedspec.impl.api import node_from_dict, pod_from_dict
+from schedspec.impl.autoscaler.context import namespace_labels
 from schedspec.impl.autoscaler.predicate_checker import PredicateChecker
 from schedspec.impl.autoscaler.snapshot import ClusterSnapshot
 
@@ -207,7 +208,7 @@ def test_optimum_equals_brute_force(seed: int) -> None:
     in every order: the best count is the optimum's."""
     cluster = gap_cluster(3, 5, seed)
     nodes, bound, pods, _ = opt._split(cluster)
-    filters = Filters(nodes, bound, opt._namespaces(cluster))
+    filters = Filters(nodes, bound, namespace_labels(cluster))
     best = 0
     for combo in itertools.product([None, *(n.name for n in nodes)], repeat=len(pods)):
         placed = [(p, n) for p, n in zip(pods, combo, strict=True) if n is not None]
