@@ -38,6 +38,7 @@ from schedspec.checker.optimal_clusters import gap_cluster  # noqa: E402
 from schedspec.checker.optimal_filters import Filters  # noqa: E402
 from schedspec.checker.optimal_model import Problem, build  # noqa: E402
 from schedspec.checker.optimal_solvers import CpSatBackend, Z3Backend  # noqa: E402
+from schedspec.impl.autoscaler.context import namespace_labels  # noqa: E402
 from schedspec.impl.simulate import simulate  # noqa: E402
 
 BUDGET = 60.0
@@ -46,7 +47,7 @@ BUDGET = 60.0
 def _model(nodes: int, pods: int, seed: int, symmetry: bool) -> Problem:
     cluster = gap_cluster(nodes, pods, seed)
     node_objs, bound, pending, _ = opt._split(cluster)
-    namespaces = opt._namespaces(cluster)
+    namespaces = namespace_labels(cluster)
     filters = Filters(node_objs, bound, namespaces)
     return build(pending, node_objs, bound, namespaces, "placed", filters, symmetry=symmetry)
 
