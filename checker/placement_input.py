@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from schedspec.autoscaling_templates import add_daemon_tolerations
 from schedspec.cluster import Cluster, object_key, read_docs
 from schedspec.cluster import from_docs as build_cluster
 from schedspec.errors import ManifestError, UsageError
@@ -43,17 +44,6 @@ WORKLOADS = {
 """Workload kinds and the path of their pod template."""
 
 _API = {"Job": "batch/v1", "CronJob": "batch/v1"}
-
-_DAEMON_TOLERATIONS = (
-    ("node.kubernetes.io/not-ready", "NoExecute"),
-    ("node.kubernetes.io/unreachable", "NoExecute"),
-    ("node.kubernetes.io/disk-pressure", "NoSchedule"),
-    ("node.kubernetes.io/memory-pressure", "NoSchedule"),
-    ("node.kubernetes.io/pid-pressure", "NoSchedule"),
-    ("node.kubernetes.io/unschedulable", "NoSchedule"),
-)
-"""AddOrUpdateDaemonPodTolerations (pkg/controller/daemon/util/daemonset_util.go), v1.34; with
-``hostNetwork``, also network-unavailable."""
 
 
 @dataclass(frozen=True)
@@ -114,18 +104,6 @@ def _template_pod(doc: Doc, kind: str) -> tuple[Doc, str, str]:
     return Doc(pod, doc.source, doc.lines, doc.prefix + path), namespace, name
 
 
-def _daemon_tolerations(pod: dict[str, Any]) -> None:
-    spec = pod["spec"]
-    tolerations = list(spec.get("tolerations") or [])
-    wanted = list(_DAEMON_TOLERATIONS)
-    if spec.get("hostNetwork"):
-        wanted.append(("node.kubernetes.io/network-unavailable", "NoSchedule"))
-    for key, effect in wanted:
-        if not any(t.get("key") == key and t.get("effect") == effect for t in tolerations):
-            tolerations.append({"key": key, "operator": "Exists", "effect": effect})
-    spec["tolerations"] = tolerations
-
-
 def _renamed(
     err: ManifestError, workloads: dict[str, tuple[str, tuple[str, ...]]]
 ) -> ManifestError:
@@ -159,7 +137,7 @@ def _read(paths: Sequence[str]) -> tuple[Cluster, dict[str, tuple[str, tuple[str
                 )  # fmt: skip
             doc, ns, name = _template_pod(doc, kind)
             if kind == "DaemonSet":
-                _daemon_tolerations(doc.data)
+                add_daemon_tolerations(doc.data["spec"])
             workloads[f"{ns}/{name}"] = (kind, WORKLOADS[kind])
         if doc.source == paths[0] and isinstance(doc.data, dict) and doc.data.get("kind") == "Pod":
             meta = doc.data.get("metadata") or {}

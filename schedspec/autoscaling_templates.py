@@ -46,6 +46,7 @@ from schedspec.validate import label_key_problem, label_value_problem
 __all__ = [
     "CAPACITY_PREFIX",
     "ZeroTemplate",
+    "add_daemon_tolerations",
     "daemon_pods",
     "from_annotations",
     "from_node",
@@ -364,17 +365,24 @@ def daemon_pods(cluster: Cluster, node: Mapping[str, Any]) -> tuple[dict[str, An
     return loaded.pods
 
 
-def _daemon_pod(ds: Mapping[str, Any], node: Mapping[str, Any]) -> dict[str, Any]:
-    meta, template = ds["metadata"], ds["spec"]["template"]
-    spec = copy.deepcopy(template["spec"])
-    spec["nodeName"] = node["metadata"]["name"]
-    tolerations = spec.setdefault("tolerations", [])
+def add_daemon_tolerations(spec: dict[str, Any]) -> None:
+    """The tolerations the DaemonSet controller adds to a pod spec it creates, those it already
+    has kept (with ``hostNetwork``, also network-unavailable)."""
+    tolerations = list(spec.get("tolerations") or [])
     wanted = list(_DAEMON_TOLERATIONS)
     if spec.get("hostNetwork"):
         wanted.append(("node.kubernetes.io/network-unavailable", "NoSchedule"))
     for key, effect in wanted:
         if not any((t.get("key"), t.get("effect")) == (key, effect) for t in tolerations):
             tolerations.append({"key": key, "operator": "Exists", "effect": effect})
+    spec["tolerations"] = tolerations
+
+
+def _daemon_pod(ds: Mapping[str, Any], node: Mapping[str, Any]) -> dict[str, Any]:
+    meta, template = ds["metadata"], ds["spec"]["template"]
+    spec = copy.deepcopy(template["spec"])
+    spec["nodeName"] = node["metadata"]["name"]
+    add_daemon_tolerations(spec)
     owner = {"apiVersion": "apps/v1", "kind": "DaemonSet", "name": meta["name"], "uid": meta["uid"]}
     pod_meta = {
         "name": f"{meta['name']}-pod-{node['metadata']['name']}"[:253].rstrip("-."),
