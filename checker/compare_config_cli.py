@@ -106,11 +106,13 @@ def _impl_decision(cluster: Cluster, pod: str) -> dict[str, Any]:
     return {"feasible": sorted(names), "best": sorted(best)}
 
 
-def _why(cluster: Cluster, pod: str) -> Any:
+def _whys(pod: str, *clusters: Cluster) -> list[Any]:
+    """``explain`` of ``pod`` on each cluster, scheduler.tla parsed once."""
     from schedspec.spec.kube.why import explain_pod
     from schedspec.spec.load import load_spec
 
-    return explain_pod(load_spec("scheduler"), cluster, pod)
+    spec = load_spec("scheduler")
+    return [explain_pod(spec, cluster, pod) for cluster in clusters]
 
 
 def _difference(kind: str, node: str, wa: Any, wb: Any) -> list[str]:
@@ -170,9 +172,7 @@ def run_compare_config(args: argparse.Namespace, out: TextIO) -> int:
     if answer.result == "sat" and answer.objects:
         a, b = _with(answer.objects, config_a), _with(answer.objects, config_b)
         report["impl"] = {"A": _impl_decision(a, answer.pod), "B": _impl_decision(b, answer.pod)}
-        report["difference"] = _difference(
-            answer.kind, answer.node, _why(a, answer.pod), _why(b, answer.pod)
-        )
+        report["difference"] = _difference(answer.kind, answer.node, *_whys(answer.pod, a, b))
         if args.out:
             os.makedirs(args.out, exist_ok=True)
             for label, config in (("A", config_a), ("B", config_b)):
