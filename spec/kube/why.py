@@ -242,8 +242,8 @@ def _judge_node(
         return NodeWhy(name, True, total, (), scores)
     reasons = [
         r
-        for rule, point in _RULES
-        if _runs(judge, p, point, rule) and (r := rule(judge, p, n)) is not None
+        for rule, plugin, point in _RULES
+        if _runs(judge, p, rule, plugin, point) and (r := rule(judge, p, n)) is not None
     ]
     if not reasons:
         reasons = [_nominated(judge, p, n)]
@@ -512,40 +512,27 @@ def _pre_filter_names(j: _Judge, p: Fcn, n: Fcn) -> Reason | None:
 
 _Rule = Callable[[_Judge, Fcn, Fcn], Reason | None]
 
-# Each rule with the extension point whose plugin it belongs to.
-_RULES: tuple[tuple[_Rule, str], ...] = (
-    (_pre_filter_names, "preFilters"),
-    (_node_unschedulable, "filters"),
-    (_node_name, "filters"),
-    (_taints, "filters"),
-    (_added_affinity, "filters"),
-    (_node_affinity, "filters"),
-    (_ports, "filters"),
-    (_fit, "filters"),
-    (_spread, "filters"),
-    (_inter_pod_affinity, "filters"),
+# Each rule with its plugin and the extension point it runs at there.
+_RULES: tuple[tuple[_Rule, str, str], ...] = (
+    (_pre_filter_names, "NodeAffinity", "preFilters"),
+    (_node_unschedulable, "NodeUnschedulable", "filters"),
+    (_node_name, "NodeName", "filters"),
+    (_taints, "TaintToleration", "filters"),
+    (_added_affinity, "NodeAffinity", "filters"),
+    (_node_affinity, "NodeAffinity", "filters"),
+    (_ports, "NodePorts", "filters"),
+    (_fit, "NodeResourcesFit", "filters"),
+    (_spread, "PodTopologySpread", "filters"),
+    (_inter_pod_affinity, "InterPodAffinity", "filters"),
 )
 
-_RULE_PLUGINS: dict[_Rule, str] = {
-    _pre_filter_names: "NodeAffinity",
-    _node_unschedulable: "NodeUnschedulable",
-    _node_name: "NodeName",
-    _taints: "TaintToleration",
-    _added_affinity: "NodeAffinity",
-    _node_affinity: "NodeAffinity",
-    _ports: "NodePorts",
-    _fit: "NodeResourcesFit",
-    _spread: "PodTopologySpread",
-    _inter_pod_affinity: "InterPodAffinity",
-}
 
-
-def _runs(j: _Judge, p: Fcn, point: str, rule: _Rule) -> bool:
+def _runs(j: _Judge, p: Fcn, rule: _Rule, plugin: str, point: str) -> bool:
     """Whether the pod's profile runs the rule's plugin at ``point`` (a spec without profiles
-    runs every rule; one without a rule's definitions skips it)."""
+    runs every rule but those of a profile's own parts)."""
     if not j.program.has("Runs"):
         return rule not in (_pre_filter_names, _added_affinity)
-    return j("Runs", p, point, _RULE_PLUGINS[rule]) is True
+    return j("Runs", p, point, plugin) is True
 
 
 def lines(why: Why) -> Iterator[str]:
