@@ -127,33 +127,33 @@ _LEAN = {
 }  # fmt: skip
 
 
+# Each plugin argument of a profile record: its plugin, and its name in the configuration.
+_ARGS = {
+    "fitStrategy": ("NodeResourcesFit", "scoringStrategy.type"),
+    "fitResources": ("NodeResourcesFit", "scoringStrategy.resources"),
+    "fitShape": ("NodeResourcesFit", "scoringStrategy.requestedToCapacityRatio.shape"),
+    "ignoredResources": ("NodeResourcesFit", "ignoredResources"),
+    "ignoredResourceGroups": ("NodeResourcesFit", "ignoredResourceGroups"),
+    "addedAffinity": ("NodeAffinity", "addedAffinity"),
+    "hardPodAffinityWeight": ("InterPodAffinity", "hardPodAffinityWeight"),
+    "ignorePreferredTermsOfExistingPods": (
+        "InterPodAffinity",
+        "ignorePreferredTermsOfExistingPods",
+    ),
+}
+
+
 def _differing(a: Fcn, b: Fcn) -> set[str]:
     """The plugins whose enablement, weight or arguments differ between profiles a and b."""
     out: set[str] = set()
-    for point in ("preFilters", "filters", "postFilters", "preScores"):
+    for point in _POINT_NAMES:
         out |= set(a[point]) ^ set(b[point])
     sa, sb = a["scores"], b["scores"]
     assert isinstance(sa, Fcn) and isinstance(sb, Fcn)
     out |= {x for x in set(sa) | set(sb) if sa.get(x) != sb.get(x)}
-    args = {
-        "NodeResourcesFit": ("fitStrategy", "fitResources", "ignoredResources",
-                             "ignoredResourceGroups"),
-        "NodeAffinity": ("addedAffinity",),
-        "InterPodAffinity": ("hardPodAffinityWeight", "ignorePreferredTermsOfExistingPods"),
-    }  # fmt: skip
-    out |= {plugin for plugin, fields in args.items() if any(a[f] != b[f] for f in fields)}
-    return out
+    return out | {plugin for f, (plugin, _) in _ARGS.items() if a[f] != b[f]}
 
 
-_ARG_FIELDS = {
-    "fitStrategy": "NodeResourcesFit scoringStrategy.type",
-    "fitResources": "NodeResourcesFit scoringStrategy.resources",
-    "ignoredResources": "NodeResourcesFit ignoredResources",
-    "ignoredResourceGroups": "NodeResourcesFit ignoredResourceGroups",
-    "addedAffinity": "NodeAffinity addedAffinity",
-    "hardPodAffinityWeight": "InterPodAffinity hardPodAffinityWeight",
-    "ignorePreferredTermsOfExistingPods": "InterPodAffinity ignorePreferredTermsOfExistingPods",
-}
 _POINT_NAMES = {"preFilters": "preFilter", "filters": "filter", "postFilters": "postFilter",
                 "preScores": "preScore"}  # fmt: skip
 
@@ -176,9 +176,9 @@ def changes(a: Fcn, b: Fcn) -> list[str]:
             before = wa.get(x, "not scoring")
             after = wb.get(x, "not scoring")
             out.append(f"{x} score weight: {before} → {after}")
-    for field_, what in _ARG_FIELDS.items():
+    for field_, (plugin, arg) in _ARGS.items():
         if a[field_] != b[field_]:
-            out.append(f"{what}: {render(a[field_])} → {render(b[field_])}")
+            out.append(f"{plugin} {arg}: {render(a[field_])} → {render(b[field_])}")
     return out
 
 
