@@ -61,6 +61,8 @@ __all__ = [
     "TupleLit",
     "UnOp",
     "Unary",
+    "primed",
+    "unprimed",
     "walk",
 ]
 
@@ -362,6 +364,11 @@ class Definition:
 
 @dataclass(frozen=True, slots=True)
 class Module:
+    """A module. ``variables`` (``VARIABLES x, y``) are its state: a definition that reads a
+    primed variable ``x'`` (a :class:`Name` spelt with the quote) is an action, and ``UNCHANGED
+    <<x, y>>`` is parsed as ``x' = x ∧ y' = y``. ``constants`` (``CONSTANTS A, B``) are names the
+    caller binds, like a view's."""
+
     name: str | None
     definitions: tuple[Definition, ...]
     file: str = field(default="<string>", compare=False)
@@ -370,9 +377,21 @@ class Module:
     sources: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
     """The text of every file a definition comes from (EXTENDS merges modules); ``source`` is
     this module's own."""
+    variables: tuple[Binder, ...] = ()
+    constants: tuple[Binder, ...] = ()
 
     def source_of(self, file: str) -> str:
         return self.sources.get(file, self.source)
+
+
+def primed(name: str) -> str:
+    """The name a primed variable is spelt with (``x`` → ``x'``)."""
+    return name + "'"
+
+
+def unprimed(name: str) -> str | None:
+    """``x`` for ``x'``; None for a name without a prime."""
+    return name[:-1] if name.endswith("'") else None
 
 
 def walk(root: object) -> Iterator[object]:

@@ -14,7 +14,8 @@ Codes (stable; :data:`.errors.CODES`)::
     SPC103 error    wrong number of arguments; a definition with parameters used without any
     SPC104 error    a module (or LET) definition defined twice
     SPC105 warning  a binder or parameter hiding an enclosing variable/parameter, or repeated
-    SPC106 warning  a ∀/∃/set/function/LAMBDA binder never used in its scope
+    SPC106 warning  a ∀/∃/set/function/LAMBDA binder never used in its scope (one whose name
+                    starts with ``_`` is meant unused: ``[_p ∈ Pods ↦ 0]``)
     SPC107 error    a cycle through definitions (the backends do not support recursion)
     SPC201 error    a known kind where another is required (a light bottom-up inference of
                     boolean/integer/string/set/sequence/record/LAMBDA; unknown never reports)
@@ -22,6 +23,15 @@ Codes (stable; :data:`.errors.CODES`)::
     SPC203 warning  r.f where no record has a field f (schema fields and record literals), or
                     where the same variable's field is spelt differently elsewhere (x.key, x.Key)
     SPC204 warning  a CASE arm after a TRUE guard, with a FALSE guard, or repeating a guard
+    SPC301 error    an action (a disjunct of Next) leaves a declared variable unconstrained:
+                    neither primed-assigned (x' = e, x' ∈ S) nor in UNCHANGED, on some path
+    SPC302 error    a primed variable outside an action (in Init or a definition Next does
+                    not reach: an invariant is a state predicate)
+    SPC303 error    a prime on a name that is not a declared variable
+    SPC304 error    Init leaves a declared variable without a value (x = e or x ∈ S)
+
+The SPC3xx checks of state machines live in :mod:`.check_actions`; VARIABLES and CONSTANTS are
+names every definition sees, and a primed variable ``x'`` resolves where ``x`` does.
 
 Every node type of :data:`.ast.EXPR_TYPES` has a handler; any other raises
 :class:`UnsupportedNode` (a bug in schedspec, never bad input).
@@ -39,6 +49,7 @@ from typing import Any
 
 from schedspec.spec import ast as A
 from schedspec.spec.builtins import BUILTINS, CONSTANTS
+from schedspec.spec.check_actions import action_diagnostics
 from schedspec.spec.errors import Diagnostic, Severity, SpecError
 
 __all__ = ["Checked", "Kind", "Schema", "UnsupportedNode", "check"]
@@ -102,7 +113,10 @@ def check(module: A.Module, schema: Schema | None = None) -> Checked:
     ctx = _Context(module, schema or Schema())
     walker = _Walker(ctx)
     walker.module()
-    found = sorted(walker.diagnostics, key=lambda d: (d.span.line, d.span.col, d.code))
+    found = sorted(
+        [*walker.diagnostics, *action_diagnostics(module)],
+        key=lambda d: (d.span.line, d.span.col, d.code),
+    )
     return Checked(module, tuple(found))
 
 
@@ -239,6 +253,8 @@ class _Context:
             if isinstance(n, A.RecordLit)
         ]  # fmt: skip
         self.literal_fields = frozenset().union(*self.records)
+        declared = (*module.variables, *module.constants)
+        self.declared = frozenset(b.name for b in declared) | schema.constants
         self._pending: set[_Def] = set()
 
     def result_kind(self, entry: _Def) -> Kind:
@@ -382,7 +398,7 @@ class _Walker:
 
     def unused(self, bound: Iterable[_Var]) -> None:
         for var in bound:
-            if not var.used:
+            if not var.used and not var.binder.name.startswith("_"):
                 name = var.binder.name
                 self.emit("SPC106", f"bound variable '{name}' is never used", var.binder.span)
 
@@ -408,14 +424,14 @@ class _Walker:
             self.builtin_arity(e.name, 0, e.span)
         elif e.name in CONSTANTS:
             return Kind.SET
-        elif e.name not in self.schema.constants:
+        elif e.name not in self.ctx.declared and A.unprimed(e.name) is None:
             hint = _did_you_mean(_suggest(e.name, self.value_names(scope), scope.variables))
             self.emit("SPC102", f"free variable '{e.name}' is not bound here{hint}", e.span)
         return Kind.UNKNOWN
 
     def value_names(self, scope: _Scope) -> set[str]:
         names = {*scope.variables, *scope.let_names(), *self.ctx.defs, *CONSTANTS}
-        return names | self.schema.constants
+        return names | self.ctx.declared
 
     def apply(self, e: A.Apply, scope: _Scope) -> Kind:
         kinds = [self.expr(a, scope) for a in e.args]
@@ -428,7 +444,7 @@ class _Walker:
             return self.reference(target, e.span)
         if e.name in BUILTINS:
             return self.builtin(e, kinds)
-        if e.name in CONSTANTS or e.name in self.schema.constants:
+        if e.name in CONSTANTS or e.name in self.ctx.declared:
             self.emit("SPC103", f"'{e.name}' takes no arguments, given {len(e.args)}", e.span)
             return Kind.UNKNOWN
         operators = {*scope.variables, *scope.let_names(), *self.ctx.defs, *BUILTINS}

@@ -49,6 +49,10 @@ CODES: dict[str, str] = {
     "SPC202": "string can never equal this field",
     "SPC203": "unknown field",
     "SPC204": "unreachable CASE arm",
+    "SPC301": "action leaves a variable unconstrained",
+    "SPC302": "prime outside an action",
+    "SPC303": "prime on a name that is not a variable",
+    "SPC304": "Init leaves a variable without a value",
 }
 
 

@@ -81,6 +81,7 @@ def with_extended(module: Module, seen: tuple[str, ...] = ()) -> Module:
     if not module.extends:
         return module
     definitions: list[Definition] = []
+    variables, constants = list(module.variables), list(module.constants)
     sources = {module.file: module.source}
     for name in module.extends:
         if name not in BUNDLED or name in seen:
@@ -89,6 +90,7 @@ def with_extended(module: Module, seen: tuple[str, ...] = ()) -> Module:
         file, text = read_spec(name)
         base = with_extended(parse(text, file), (*seen, module.name or ""))
         definitions.extend(base.definitions)
+        variables[:0], constants[:0] = base.variables, base.constants
         sources.update(base.sources or {base.file: base.source})
     return Module(
         module.name,
@@ -96,6 +98,8 @@ def with_extended(module: Module, seen: tuple[str, ...] = ()) -> Module:
         file=module.file,
         source=module.source,
         sources=sources,
+        variables=tuple(variables),
+        constants=tuple(constants),
     )
 
 

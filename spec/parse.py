@@ -237,6 +237,12 @@ class _Extends:
     names: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class _Declaration:
+    variables: bool
+    names: tuple[A.Binder, ...]
+
+
 @v_args(meta=True)
 class _ToAst(Transformer[Token, Any]):
     def __init__(self, file: str) -> None:
@@ -258,7 +264,17 @@ class _ToAst(Transformer[Token, Any]):
         name = next((c for c in ch if isinstance(c, str) and not isinstance(c, Token)), None)
         defs = tuple(c for c in ch if isinstance(c, A.Definition))
         extends = next((c for c in ch if isinstance(c, _Extends)), _Extends())
-        return A.Module(name, defs, file=self.file, extends=extends.names)
+        decls = [c for c in ch if isinstance(c, _Declaration)]
+        variables = tuple(b for d in decls if d.variables for b in d.names)
+        constants = tuple(b for d in decls if not d.variables for b in d.names)
+        return A.Module(
+            name, defs, file=self.file, extends=extends.names, variables=variables,
+            constants=constants,
+        )  # fmt: skip
+
+    def declaration(self, meta: Meta, ch: list[Any]) -> _Declaration:
+        names = tuple(A.Binder(str(c), self._tok_span(c)) for c in ch[1:])
+        return _Declaration(ch[0].type == "VARIABLES_KW", names)
 
     def expr_start(self, meta: Meta, ch: list[Any]) -> A.Expr:
         return ch[0]  # type: ignore[no-any-return]
@@ -323,6 +339,22 @@ class _ToAst(Transformer[Token, Any]):
 
     def name(self, meta: Meta, ch: list[Any]) -> A.Name:
         return A.Name(str(ch[0]), self._span(meta))
+
+    def unchanged(self, meta: Meta, ch: list[Any]) -> A.Expr:
+        """``UNCHANGED <<x, y>>`` is ``x' = x ∧ y' = y`` (``UNCHANGED x``: ``x' = x``)."""
+        same = [
+            A.Binary(
+                A.BinOp.EQ,
+                A.Name(A.primed(str(t)), self._tok_span(t)),
+                A.Name(str(t), self._tok_span(t)),
+                self._tok_span(t),
+            )
+            for t in ch
+            if t.type == "IDENT"
+        ]
+        if len(same) == 1:
+            return same[0]
+        return A.Junction(A.JunctionOp.AND, tuple(same), False, self._span(meta))
 
     def apply(self, meta: Meta, ch: list[Any]) -> A.Apply:
         return A.Apply(str(ch[0]), ch[1], self._span(meta))
@@ -421,14 +453,15 @@ _TOKEN_WORDS = {
     "GE": "'>='", "LT": "'<'", "GT": "'>'", "IN_OP": "'\\in'", "NOTIN": "'\\notin'",
     "SUBSETEQ": "'\\subseteq'", "CUP": "'\\cup'", "CAP": "'\\cap'", "SETMINUS": "'\\'",
     "PLUS": "'+'", "MINUS": "'-'", "STAR": "'*'", "DIV": "'\\div'", "MOD": "'%'",
-    "FORALL": "'\\A'", "EXISTS": "'\\E'",
+    "FORALL": "'\\A'", "EXISTS": "'\\E'", "PRIMED": "a primed variable",
+    "VARIABLES_KW": "'VARIABLES'", "CONSTANTS_KW": "'CONSTANTS'",
 }  # fmt: skip
 # The tokens an expression can start with: an error expecting all these says "an expression".
 _EXPRESSION_START = frozenset(
     {
         "NUMBER", "STRING", "TRUE", "FALSE", "IDENT", "LPAR", "LBRACE", "LTUPLE", "LSQB",
         "FORALL", "EXISTS", "IF", "CASE", "LET", "LAMBDA", "BULLET_AND", "BULLET_OR", "NOT",
-        "MINUS", "DOMAIN",
+        "MINUS", "DOMAIN", "PRIMED", "UNCHANGED",
     }
 )  # fmt: skip
 
@@ -504,7 +537,15 @@ def _run(text: str, file: str, start: str) -> Any:
 def parse(text: str, file: str = "<string>") -> A.Module:
     """Parse a spec module; raise :class:`SpecSyntaxError` with a positioned diagnostic."""
     module: A.Module = _run(text, file, "start")
-    return A.Module(module.name, module.definitions, file=file, source=text, extends=module.extends)
+    return A.Module(
+        module.name,
+        module.definitions,
+        file=file,
+        source=text,
+        extends=module.extends,
+        variables=module.variables,
+        constants=module.constants,
+    )
 
 
 def parse_expr(text: str, file: str = "<expr>") -> A.Expr:

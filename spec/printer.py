@@ -169,6 +169,11 @@ class _Printer:
             self.emit(f"EXTENDS {', '.join(m.extends)}")
             self.newline(0)
             self.newline(0)
+        for keyword, names in (("CONSTANTS", m.constants), ("VARIABLES", m.variables)):
+            if names:
+                self.emit(f"{keyword} {', '.join(b.name for b in names)}")
+                self.newline(0)
+                self.newline(0)
         for d in m.definitions:
             self.definition(d, tail=True, top=True)
             self.newline(0)
