@@ -160,6 +160,10 @@ def cluster_json(cluster: Cluster) -> dict[str, Any]:
         "pdbs": list(cluster.pdbs),
         "namespaces": list(cluster.namespaces),
         "priorityClasses": list(cluster.priority_classes),
+        "services": list(cluster.of_kind("Service")),
+        "replicationControllers": list(cluster.of_kind("ReplicationController")),
+        "replicaSets": list(cluster.of_kind("ReplicaSet")),
+        "statefulSets": list(cluster.of_kind("StatefulSet")),
     }
     if cluster.scheduler_config is not None:
         out["schedulerConfig"] = cluster.scheduler_config

@@ -30,7 +30,15 @@ __all__ = ["APIError", "APIServer", "ConflictOnce", "FailBinds", "WatchEvent", "
 
 Obj = Mapping[str, Any]
 KINDS = ("Namespace", "Node", "Pod")
-UNWATCHED_KINDS = ("PodDisruptionBudget",)  # stored and listed (preemption reads them), no events
+# stored and listed, no events: preemption reads PDBs; PodTopologySpread's default constraints
+# read Services and pod controllers
+UNWATCHED_KINDS = (
+    "PodDisruptionBudget",
+    "Service",
+    "ReplicationController",
+    "ReplicaSet",
+    "StatefulSet",
+)
 
 
 class APIError(Exception):

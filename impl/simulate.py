@@ -1,9 +1,9 @@
 """Run the operational scheduler on a loaded cluster, to quiescence, reproducibly.
 
 ``simulate(cluster, config=None, seed=0)`` builds an event loop, an API server holding the
-cluster's Namespaces, Nodes and Pods, and a ``Scheduler`` (profiles from ``config`` or the
-cluster's own KubeSchedulerConfiguration), runs it and returns a ``ScheduleResult``. The same
-cluster, config and seed give the same result.
+cluster's Namespaces, Nodes, Pods, PDBs, Services and pod controllers, and a ``Scheduler``
+(profiles from ``config`` or the cluster's own KubeSchedulerConfiguration), runs it and returns
+a ``ScheduleResult``. The same cluster, config and seed give the same result.
 
 ``preempted`` lists the pods evicted by preemption (``ns/name``, in eviction order, each once);
 ``nominations`` maps every pod that preempted to the node it was nominated to (its last
@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from schedspec.cluster import Cluster
+from schedspec.cluster import SELECTING_KINDS, Cluster
 from schedspec.impl.apiserver import APIServer
 from schedspec.impl.framework.registry import Registry
 from schedspec.impl.loop import EventLoop
@@ -82,6 +82,9 @@ def build(
         api.create("Pod", pod)
     for pdb in cluster.pdbs:
         api.create("PodDisruptionBudget", pdb)
+    for kind in SELECTING_KINDS:
+        for obj in cluster.of_kind(kind):
+            api.create(kind, obj)
     chosen = config if config is not None else cluster.scheduler_config
     tracer = Tracer(loop, trace) if trace is not None else None
     return Scheduler(

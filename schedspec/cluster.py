@@ -12,10 +12,13 @@ escapes for any input. (Unreadable text — invalid YAML or JSON — stops at it
 
 Supported objects: v1 Node, v1 Pod, v1 Namespace, policy/v1 PodDisruptionBudget,
 scheduling.k8s.io/v1 PriorityClass, kubescheduler.config.k8s.io/v1 KubeSchedulerConfiguration (at
-most one, kept as a dict; only apiVersion/kind are checked) and v1 List. For the cluster
-autoscaler (``schedspec.autoscaling``), also apps/v1 DaemonSet, v1 ConfigMap and Cluster API
-(``cluster.x-k8s.io/v1beta1`` or ``v1beta2``) MachineDeployment and MachineSet, kept in
-``Cluster.others`` in input order with where each came from (``Cluster.object_error``). Empty
+most one, kept as a dict; only apiVersion/kind are checked) and v1 List. For PodTopologySpread's
+default constraints, whose selector kube-scheduler takes from what selects the pod
+(``SELECTING_KINDS``): v1 Service and ReplicationController, apps/v1 ReplicaSet and StatefulSet.
+For the cluster autoscaler (``schedspec.autoscaling``), also apps/v1 DaemonSet, v1 ConfigMap and
+Cluster API (``cluster.x-k8s.io/v1beta1`` or ``v1beta2``) MachineDeployment and MachineSet. These
+are kept in ``Cluster.others`` in input order with where each came from
+(``Cluster.object_error``). Empty
 documents are skipped. Items of a typed list (``PodList``) may omit apiVersion/kind.
 
 What load fills in (the API server's defaulting and admission; everything else absent stays
@@ -24,9 +27,8 @@ absent, consumers default it; ``null`` fields are dropped, as Go reads them as a
 ======================================  ========================================================
 field                                   filled with
 ======================================  ========================================================
-``metadata.namespace`` of Pod, PDB,     ``"default"`` (dropped on cluster-scoped kinds)
-DaemonSet, ConfigMap, MachineDeployment,
-MachineSet
+``metadata.namespace`` of namespaced    ``"default"`` (dropped on cluster-scoped kinds)
+kinds
 any ``metadata.uid``                    uuid5 of ``kind/namespace/name`` when absent
 Pod ``spec.schedulerName``              ``"default-scheduler"``
 Pod ``status.phase``                    ``"Pending"``
@@ -44,6 +46,7 @@ Pod ``spec.preemptionPolicy``           from the class; else kept; else
 Node ``status.allocatable``             ``status.capacity`` when absent
 PriorityClass ``globalDefault``         ``false``
 PriorityClass ``preemptionPolicy``      ``"PreemptLowerPriority"``
+ReplicationController ``spec.selector``  the template's labels when empty
 ======================================  ========================================================
 
 The built-in classes ``system-cluster-critical`` (2000000000) and ``system-node-critical``
@@ -85,7 +88,8 @@ What load rejects (a ``ManifestError``):
   ``priority``/``preemptionPolicy`` that differs from the named class; ``status.phase`` not a
   pod phase; ``terminationGracePeriodSeconds`` < 0; a volume without a DNS-label ``name``, or a
   duplicate one; an owner reference without ``kind``/``name``
-  (``apiVersion`` and ``uid``, which the API server requires too, may be left out);
+  (``apiVersion`` and ``uid``, which the API server requires too, may be left out), or a second
+  one with ``controller: true``;
 - Node: ``spec.unschedulable`` not a bool; taints (key a label key, value a label value, effect
   required, no duplicate key+effect); ``status.capacity``/``allocatable`` quantities;
   ``status.images`` not a list of ``{names: [str], sizeBytes: int}``;
@@ -97,6 +101,10 @@ What load rejects (a ``ManifestError``):
   paths say ``spec.template.spec…``); ``spec.template.metadata.labels`` as for labels;
 - ConfigMap: ``data``/``binaryData`` keys that are not ``[-._a-zA-Z0-9]+`` or values that are not
   strings;
+- Service: ``spec.selector`` as for labels; ReplicationController: the same, empty (after
+  defaulting from the template), or not matching the template's labels; ReplicaSet/StatefulSet:
+  ``spec.selector`` missing, empty, or invalid (as the API server checks it), or not selecting
+  ``spec.template.metadata.labels``; ``spec.replicas`` not an int32 ≥ 0;
 - MachineDeployment/MachineSet: ``spec.replicas`` not an int32 ≥ 0; and, for every kind,
   ``metadata.annotations`` values that are not strings.
 
@@ -168,7 +176,8 @@ class Cluster:
     scheduler_config: dict[str, Any] | None
     warnings: tuple[str, ...]
     others: tuple[dict[str, Any], ...] = ()
-    """DaemonSets, ConfigMaps, MachineDeployments and MachineSets, in input order."""
+    """DaemonSets, ConfigMaps, MachineDeployments, MachineSets, Services, ReplicationControllers,
+    ReplicaSets and StatefulSets, in input order."""
     origins: Mapping[tuple[str, str], Doc] = field(default_factory=dict, compare=False, repr=False)
     """Where each of ``others`` came from, by (kind, ``object_key``): see ``object_error``; and
     the KubeSchedulerConfiguration, by (kind, ""): see ``config_where``."""
@@ -191,6 +200,10 @@ class Cluster:
             int(index) if index else name for name, index in _PATH_STEP.findall(path)
         )
         return doc.where(steps)
+
+    def of_kind(self, kind: str) -> tuple[dict[str, Any], ...]:
+        """The objects of ``others`` of ``kind``, in input order."""
+        return tuple(o for o in self.others if o["kind"] == kind)
 
     def find_pod(self, key: str) -> dict[str, Any] | None:
         """The pod with ``object_key`` ``key`` (``"ns/name"``), or None."""
@@ -258,10 +271,18 @@ def _default_priority_class(pc: dict[str, Any]) -> None:
     pc.setdefault("preemptionPolicy", "PreemptLowerPriority")
 
 
+def _default_replication_controller(rc: dict[str, Any]) -> None:
+    spec = rc.setdefault("spec", {})
+    labels = ((spec.get("template") or {}).get("metadata") or {}).get("labels") or {}
+    if not spec.get("selector"):
+        spec["selector"] = dict(labels)
+
+
 _DEFAULTS: dict[str, Callable[[dict[str, Any]], None]] = {
     "Node": _default_node,
     "Pod": _default_pod,
     "PriorityClass": _default_priority_class,
+    "ReplicationController": _default_replication_controller,
 }
 
 
@@ -316,7 +337,20 @@ def _defaulted(kind: str, doc: Doc) -> dict[str, Any]:
 _Loaded = list[tuple[dict[str, Any], Ctx]]
 
 
-_OTHER_KINDS = frozenset({"DaemonSet", "ConfigMap", "MachineDeployment", "MachineSet"})
+_OTHER_KINDS = frozenset(
+    {
+        "DaemonSet",
+        "ConfigMap",
+        "MachineDeployment",
+        "MachineSet",
+        "Service",
+        "ReplicationController",
+        "ReplicaSet",
+        "StatefulSet",
+    }
+)
+SELECTING_KINDS = ("Service", "ReplicationController", "ReplicaSet", "StatefulSet")
+"""The kinds whose selectors make PodTopologySpread's default constraints (in ``others``)."""
 
 
 def _build(docs: list[Doc]) -> Cluster:

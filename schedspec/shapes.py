@@ -547,7 +547,28 @@ SHAPES: Mapping[str, Shape] = {
         }
     ),
 }
-SHAPES = {**SHAPES, "MachineSet": SHAPES["MachineDeployment"]}
+_TEMPLATE_LABELS = _struct({"metadata": _struct({"labels": _map_of("label value")})})
+_WORKLOAD = _object(
+    {"spec": _struct({"replicas": "integer", "selector": _SELECTOR, "template": _TEMPLATE_LABELS})}
+)
+SHAPES = {
+    **SHAPES,
+    "MachineSet": SHAPES["MachineDeployment"],
+    "Service": _object({"spec": _struct({"selector": _map_of("label value")})}),
+    "ReplicationController": _object(
+        {
+            "spec": _struct(
+                {
+                    "replicas": "integer",
+                    "selector": _map_of("label value"),
+                    "template": _TEMPLATE_LABELS,
+                }
+            )
+        }
+    ),
+    "ReplicaSet": _WORKLOAD,
+    "StatefulSet": _WORKLOAD,
+}
 
 
 def validated_paths(kind: str) -> dict[str, str]:

@@ -50,7 +50,18 @@ __all__ = [
 ]
 
 NAMESPACED = frozenset(
-    {"Pod", "PodDisruptionBudget", "DaemonSet", "ConfigMap", "MachineDeployment", "MachineSet"}
+    {
+        "Pod",
+        "PodDisruptionBudget",
+        "DaemonSet",
+        "ConfigMap",
+        "MachineDeployment",
+        "MachineSet",
+        "Service",
+        "ReplicationController",
+        "ReplicaSet",
+        "StatefulSet",
+    }
 )
 BUILTIN_PRIORITY = {"system-cluster-critical": 2000000000, "system-node-critical": 2000001000}
 
@@ -824,6 +835,97 @@ def _validate_machine_set(ctx: Ctx, obj: dict[str, Any]) -> None:
             _opt(ctx, spec, ("spec",), key, "string" if key == "clusterName" else "mapping")
 
 
+# ------------------------------- what selects a pod (PodTopologySpread's default constraints)
+# pkg/apis/core/validation ValidateService / ValidateReplicationController, and
+# pkg/apis/apps/validation ValidateReplicaSet / ValidateStatefulSet: the fields kube-scheduler's
+# DefaultSelector reads.
+
+_NOT_TEMPLATE = "`selector` does not match template `labels`"
+_TEMPLATE_LABELS: Path = ("spec", "template", "metadata", "labels")
+
+
+def _validate_service(ctx: Ctx, svc: dict[str, Any]) -> None:
+    spec = _opt(ctx, svc, (), "spec", "mapping") or {}
+    _label_map(ctx, spec, ("spec",), "selector")
+
+
+def _template_labels(ctx: Ctx, spec: dict[str, Any]) -> dict[str, Any] | None:
+    """``spec.template.metadata.labels`` (checked as labels), None without a template."""
+    template = _opt(ctx, spec, ("spec",), "template", "mapping")
+    if template is None:
+        return None
+    path: Path = ("spec", "template")
+    meta = _opt(ctx, template, path, "metadata", "mapping") or {}
+    _label_map(ctx, meta, (*path, "metadata"), "labels")
+    labels: dict[str, Any] = meta.get("labels") or {}
+    return labels
+
+
+def _validate_replication_controller(ctx: Ctx, rc: dict[str, Any]) -> None:
+    """An empty ``spec.selector`` is the template's labels (the API server's defaulting,
+    ``SetDefaults_ReplicationController``; the loader fills it in)."""
+    spec = _opt(ctx, rc, (), "spec", "mapping") or {}
+    with _CHECKED:
+        _int_range(ctx, spec, ("spec",), "replicas", 0, 2**31 - 1)
+    _label_map(ctx, spec, ("spec",), "selector")
+    labels = _template_labels(ctx, spec)
+    selector: dict[str, Any] = spec.get("selector") or labels or {}
+    if not selector:
+        ctx.fail(("spec", "selector"), "Required value")
+    if labels is not None and any(labels.get(k) != v for k, v in selector.items()):
+        ctx.fail(
+            ("spec", "template", "metadata", "labels"),
+            "`selector` does not match template `labels`",
+        )
+
+
+def _validate_workload(ctx: Ctx, obj: dict[str, Any]) -> None:
+    """apps/v1 ReplicaSet and StatefulSet: a required, non-empty label selector that selects the
+    template's labels."""
+    spec = _req(ctx, obj, (), "spec", "mapping")
+    with _CHECKED:
+        _int_range(ctx, spec, ("spec",), "replicas", 0, 2**31 - 1)
+    selector = _req(ctx, spec, ("spec",), "selector", "mapping")
+    path: Path = ("spec", "selector")
+    labels_in = _opt(ctx, selector, path, "matchLabels", "mapping") or {}
+    exprs = [_requirement(ctx, r, rp) for r, rp in _items(ctx, selector, path, "matchExpressions")]
+    if not labels_in and not exprs:
+        workload = "statefulset" if ctx.kind == "StatefulSet" else "deployment"
+        ctx.fail(path, f"empty selector is invalid for {workload}")
+    for label, data in labels_in.items():
+        with _CHECKED:
+            _typed(ctx, data, (*path, "matchLabels", label), "string")
+            problems = [p for p in (label_key_problem(label), label_value_problem(data)) if p]
+            if problems:
+                ctx.fail((*path, "matchLabels", label), "; ".join(problems))
+    for i, req in enumerate(exprs):
+        if problem := _requirement_problems(*req, _LABEL_OPERATORS):
+            ctx.fail((*path, "matchExpressions", i), problem)
+    labels = _template_labels(ctx, spec)
+    if labels is not None and not _selects(labels_in, exprs, labels):
+        ctx.fail(
+            ("spec", "template", "metadata", "labels"),
+            "`selector` does not match template `labels`",
+        )
+
+
+def _selects(
+    match_labels: dict[str, Any], exprs: list[tuple[str, str, list[str]]], labels: dict[str, Any]
+) -> bool:
+    """A valid label selector (``metav1.LabelSelectorAsSelector``) on ``labels``."""
+    if any(labels.get(k) != v for k, v in match_labels.items()):
+        return False
+    for key, op, values in exprs:
+        present = key in labels
+        if op == "In" and not (present and labels[key] in values):
+            return False
+        if op == "NotIn" and present and labels[key] in values:
+            return False
+        if (op == "Exists") != present and op in ("Exists", "DoesNotExist"):
+            return False
+    return True
+
+
 def _nothing(ctx: Ctx, obj: dict[str, Any]) -> None:
     pass
 
@@ -846,6 +948,10 @@ KINDS = {
     "ConfigMap": _Kind(("v1",), _validate_config_map),
     "MachineDeployment": _Kind(_CAPI, _validate_machine_set),
     "MachineSet": _Kind(_CAPI, _validate_machine_set),
+    "Service": _Kind(("v1",), _validate_service),
+    "ReplicationController": _Kind(("v1",), _validate_replication_controller),
+    "ReplicaSet": _Kind(("apps/v1",), _validate_workload),
+    "StatefulSet": _Kind(("apps/v1",), _validate_workload),
 }
 _SUPPORTED = ", ".join(
     [*(f"{' or '.join(k.api_versions)} {name}" for name, k in KINDS.items()), "v1 List"]
@@ -891,12 +997,20 @@ def _metadata(ctx: Ctx, meta: dict[str, Any]) -> None:
         _label_map(ctx, meta, path, "labels")
     with _CHECKED:
         _string_map(ctx, meta, path, "annotations")
+    controllers = 0
     for ref, ref_path in _items(ctx, meta, path, "ownerReferences"):
         with _CHECKED:
             ref = _typed(ctx, ref, ref_path, "mapping")
             for key in ("kind", "name"):
                 with _CHECKED:
                     _req(ctx, ref, ref_path, key, "string")
+            if ref.get("controller") is True:
+                controllers += 1
+                if controllers > 1:
+                    ctx.fail(
+                        (*ref_path, "controller"),
+                        "Only one reference can have Controller set to true",
+                    )
 
 
 def validate_object(doc: Doc, warnings: list[str], errors: list[ManifestError]) -> Ctx:

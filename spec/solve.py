@@ -198,7 +198,8 @@ class _Spec:
 
 _SYMBOLIC_VIEWS = frozenset({"scheduler", "textbook", "autoscaler"})
 _SCHEDULER_CONSTANTS = frozenset(
-    {"Pods", "Nodes", "PodsOn", "NamespaceLabels", "PDBs", "Now", "Profiles"}
+    {"Pods", "Nodes", "PodsOn", "NamespaceLabels", "PDBs", "Services", "Controllers"}
+    | {"Now", "Profiles"}
 )
 
 

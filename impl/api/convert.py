@@ -29,6 +29,7 @@ from schedspec.impl.api.types import (
     NodeSelector,
     NodeSelectorRequirement,
     NodeSelectorTerm,
+    OwnerRef,
     Pod,
     PodAffinity,
     PodAffinityTerm,
@@ -213,6 +214,14 @@ def pod_from_dict(obj: _Obj) -> Pod:
         start_time=status.get("startTime"),
         disruption_target_reason=_disruption_target_reason(status),
         owner_kinds=tuple(o.get("kind", "") for o in meta.get("ownerReferences") or ()),
+        controller=next(
+            (
+                OwnerRef(str(o.get("apiVersion") or ""), o.get("kind", ""), o.get("name", ""))
+                for o in meta.get("ownerReferences") or ()
+                if o.get("controller") is True
+            ),
+            None,
+        ),
     )
 
 

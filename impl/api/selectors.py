@@ -88,6 +88,10 @@ class Selector:
                 return False
         return all(r.matches(labels) for r in self._exprs)
 
+    def and_(self, other: Selector) -> Selector:
+        """Both selectors' requirements (``labels.Selector.Add``)."""
+        return Selector(self._labels + other._labels, self._exprs + other._exprs)
+
     def with_labels(self, extra: Mapping[str, str]) -> Selector:
         """This selector ANDed with ``key = value`` for each of ``extra`` (matchLabelKeys)."""
         if self.nothing or not extra:

@@ -32,6 +32,7 @@ __all__ = [
     "NodeSelector",
     "NodeSelectorRequirement",
     "NodeSelectorTerm",
+    "OwnerRef",
     "Pod",
     "PodAffinity",
     "PodAffinityTerm",
@@ -191,6 +192,13 @@ class Container:
 
 
 @dataclass(frozen=True, slots=True)
+class OwnerRef:
+    api_version: str
+    kind: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
 class Pod:
     """A pod; ``requests`` and ``non_zero_requests`` are derived on construction."""
 
@@ -217,6 +225,7 @@ class Pod:
     start_time: str | None = None  # status.startTime (RFC 3339)
     disruption_target_reason: str = ""  # reason of a DisruptionTarget=True condition
     owner_kinds: tuple[str, ...] = ()
+    controller: OwnerRef | None = None  # the ownerReference with controller: true
     requests: ResourceList = field(init=False, compare=False, repr=False)
     non_zero_requests: ResourceList = field(init=False, compare=False, repr=False)
 

@@ -26,11 +26,6 @@ DECLARED_OUT_OF_SCOPE = MappingProxyType(
 
 DECLARED_DIFFERENCES = MappingProxyType(
     {
-        "PodTopologySpread.systemDefaults": "system default constraints (hostname maxSkew 3, "
-        "zone maxSkew 5, ScheduleAnyway) take their selector from the Services, "
-        "ReplicationControllers, ReplicaSets and StatefulSets selecting the pod; the cluster "
-        "model loads none of them, so the selector is empty and, as upstream does then, no "
-        "default constraint applies",
         "NodeResourcesFit.statusResources": "assigned pods are accounted with their spec "
         "requests; InPlacePodVerticalScaling status resources are not modelled",
         "preemption.parallelism": "the preemption dry run checks the potential nodes one at "

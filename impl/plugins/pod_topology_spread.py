@@ -16,9 +16,12 @@ Score (ScheduleAnyway constraints): per filtered node ``Σ_c count·ln(#domains 
 (hostname: the node's own count and #filtered nodes), rounded; nodes missing a key are ignored
 (score 0); then ``100·(max + min − s)/max``.
 
-System default constraints need the Services/ReplicaSets/… selecting the pod; the cluster model
-loads none, so their selector is empty and, as upstream then, no default constraint applies
-(``declared.DECLARED_DIFFERENCES``).
+A pod without constraints of its own gets the profile's default constraints (``defaultingType``
+System: hostname maxSkew 3 and zone maxSkew 5, ScheduleAnyway; List: ``defaultConstraints``) with
+the selector deduced from the Services and the controller selecting it (:mod:`.spread_defaults`,
+listed through the handle's API client), none when that selector is empty. Under the system
+defaults, PreScore does not require nodes to carry every key: a node without the zone label is
+still scored for hostname spreading. ``fits``/``fits_on`` read the pod's own constraints only.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from typing import Any
 
 from schedspec.impl.api import Node, Pod
 from schedspec.impl.api.selectors import Selector, compile_label_selector, label_selector_error
-from schedspec.impl.errors import ConfigError
+from schedspec.impl.api.types import TopologySpreadConstraint
 from schedspec.impl.framework.args import check_fields, get_list, get_str
 from schedspec.impl.framework.cycle_state import CycleState
 from schedspec.impl.framework.events import (
@@ -53,6 +56,7 @@ from schedspec.impl.framework.types import (
     PreFilterResult,
 )
 from schedspec.impl.plugins.node_affinity import RequiredNodeAffinity
+from schedspec.impl.plugins.spread_defaults import default_constraints, default_selector
 
 __all__ = [
     "ERR_REASON_CONSTRAINTS_NOT_MATCH",
@@ -79,17 +83,33 @@ class _Constraint:
     honor_taints: bool
 
 
-def _constraints(pod: Pod, when: str) -> list[_Constraint]:
+def _constraints(
+    pod: Pod, when: str, defaults: Sequence[TopologySpreadConstraint] = (), lister: Any = None
+) -> list[_Constraint]:
+    """``getConstraints`` / the PreScore half of ``initPreScoreState``: the pod's own
+    constraints of action ``when``; for a pod with none, ``defaults`` of that action with the
+    selector deduced from what selects the pod (``lister``, an API client: none → no
+    defaults), or nothing when that selector is empty."""
+    if pod.topology_spread_constraints or lister is None:
+        chosen: Sequence[TopologySpreadConstraint] = pod.topology_spread_constraints
+        selector = None
+    else:
+        chosen = [c for c in defaults if c.when_unsatisfiable == when]
+        if not chosen:
+            return []
+        selector = default_selector(pod, lister)
+        if selector.empty:
+            return []
     return [
         _Constraint(
             c.max_skew,
             c.topology_key,
-            compile_label_selector(c.label_selector),
+            compile_label_selector(c.label_selector) if selector is None else selector,
             c.min_domains or 1,
             c.node_affinity_policy == "Honor",
             c.node_taints_policy == "Honor",
         )
-        for c in pod.topology_spread_constraints
+        for c in chosen
         if c.when_unsatisfiable == when
     ]
 
@@ -156,8 +176,9 @@ class _PreFilterState:
         return min(counts.values(), default=0)
 
 
-def _pre_filter_state(pod: Pod, nodes: Sequence[NodeInfo]) -> _PreFilterState:
-    constraints = _constraints(pod, "DoNotSchedule")
+def _pre_filter_state(
+    pod: Pod, nodes: Sequence[NodeInfo], constraints: list[_Constraint]
+) -> _PreFilterState:
     counts: list[dict[str, int]] = [{} for _ in constraints]
     required = RequiredNodeAffinity(pod)
     for ni in nodes:
@@ -196,7 +217,7 @@ def fits_on(pod: Pod, all_nodes: Sequence[NodeInfo]) -> Callable[[NodeInfo], boo
     and ``all_nodes`` only, so they are made once (PreFilter) and each call filters one node."""
     if _constraints_error(pod, "DoNotSchedule") is not None:
         return lambda node_info: False
-    s = _pre_filter_state(pod, all_nodes)
+    s = _pre_filter_state(pod, all_nodes, _constraints(pod, "DoNotSchedule"))
     return lambda node_info: node_info.node is not None and _filter(s, node_info.node) is None
 
 
@@ -204,10 +225,11 @@ def fits_on(pod: Pod, all_nodes: Sequence[NodeInfo]) -> Callable[[NodeInfo], boo
 
 
 class _PreScoreState:
-    __slots__ = ("constraints", "ignored", "topology_counts", "weights")
+    __slots__ = ("constraints", "ignored", "require_all", "topology_counts", "weights")
 
-    def __init__(self) -> None:
-        self.constraints: list[_Constraint] = []
+    def __init__(self, constraints: list[_Constraint], require_all: bool) -> None:
+        self.constraints = constraints
+        self.require_all = require_all
         self.ignored: set[str] = set()
         self.topology_counts: list[dict[str, int]] = []
         self.weights: list[float] = []
@@ -216,19 +238,20 @@ class _PreScoreState:
         return self
 
 
-def _init_pre_score(s: _PreScoreState, pod: Pod, filtered: Sequence[NodeInfo]) -> None:
-    s.constraints = _constraints(pod, "ScheduleAnyway")
+def _init_pre_score(s: _PreScoreState, filtered: Sequence[NodeInfo]) -> None:
+    """Without ``require_all`` (system defaults) a node missing a key is scored, and counts
+    toward the domain "" of that key."""
     s.topology_counts = [{} for _ in s.constraints]
     sizes = [0] * len(s.constraints)
     for ni in filtered:
         node = ni.node
-        if node is None or not _has_all_keys(node, s.constraints):
+        if node is None or (s.require_all and not _has_all_keys(node, s.constraints)):
             s.ignored.add(ni.name)
             continue
         for i, c in enumerate(s.constraints):
             if c.topology_key == HOSTNAME:
                 continue
-            value = node.labels[c.topology_key]
+            value = node.labels.get(c.topology_key, "")
             if value not in s.topology_counts[i]:
                 s.topology_counts[i][value] = 0
                 sizes[i] += 1
@@ -241,12 +264,12 @@ def _count_all_nodes(s: _PreScoreState, pod: Pod, nodes: Sequence[NodeInfo]) -> 
     required = RequiredNodeAffinity(pod)
     for ni in nodes:
         node = ni.node
-        if node is None or not _has_all_keys(node, s.constraints):
+        if node is None or (s.require_all and not _has_all_keys(node, s.constraints)):
             continue
         for i, c in enumerate(s.constraints):
             if not _included(c, pod, node, required):
                 continue
-            value = node.labels[c.topology_key]
+            value = node.labels.get(c.topology_key, "")
             counts = s.topology_counts[i]
             if value in counts:
                 counts[value] += count_pods_match_selector(ni.pods, c.selector, pod.namespace)
@@ -285,14 +308,24 @@ def _involved(other: Pod, pod: Pod) -> bool:
     return other.uid == pod.uid or (bool(other.node_name) and other.namespace == pod.namespace)
 
 
-def _hard_constraints(pod: Pod) -> list[_Constraint]:
-    """``getConstraints``: the DoNotSchedule constraints (the only ones that reject)."""
-    return _constraints(pod, "DoNotSchedule")
-
-
 class PodTopologySpread:
-    def __init__(self, handle: Handle) -> None:
+    def __init__(
+        self,
+        handle: Handle,
+        defaults: tuple[TopologySpreadConstraint, ...] = (),
+        system_defaulted: bool = False,
+    ) -> None:
         self._handle = handle
+        self._defaults, self._system_defaulted = defaults, system_defaulted
+
+    def _constraints(self, pod: Pod, when: str) -> list[_Constraint]:
+        if pod.topology_spread_constraints or not self._defaults:
+            return _constraints(pod, when)
+        return _constraints(pod, when, self._defaults, self._handle.client())
+
+    def _hard_constraints(self, pod: Pod) -> list[_Constraint]:
+        """``getConstraints``: the DoNotSchedule constraints (the only ones that reject)."""
+        return self._constraints(pod, "DoNotSchedule")
 
     def name(self) -> str:
         return NAME
@@ -300,14 +333,13 @@ class PodTopologySpread:
     def pre_filter(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> tuple[PreFilterResult | None, Status | None]:
-        if not any(
-            c.when_unsatisfiable == "DoNotSchedule" for c in pod.topology_spread_constraints
-        ):
-            return None, Status(Code.SKIP)
         why = _constraints_error(pod, "DoNotSchedule")
         if why is not None:
             return None, Status(Code.ERROR, (f"get constraints from pod: {why}",))
-        state.write(_PRE_FILTER_KEY, _pre_filter_state(pod, nodes))
+        constraints = self._hard_constraints(pod)
+        if not constraints:
+            return None, Status(Code.SKIP)
+        state.write(_PRE_FILTER_KEY, _pre_filter_state(pod, nodes, constraints))
         return None, None
 
     def pre_filter_extensions(self) -> PodTopologySpread:
@@ -346,7 +378,8 @@ class PodTopologySpread:
             return None
         s = state.read_as(_PRE_FILTER_KEY, _PreFilterState)
         if s is None:
-            s = _pre_filter_state(pod, self._handle.snapshot_shared_lister().list())
+            nodes = self._handle.snapshot_shared_lister().list()
+            s = _pre_filter_state(pod, nodes, self._hard_constraints(pod))
         return _filter(s, node)
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
@@ -356,8 +389,11 @@ class PodTopologySpread:
         why = _constraints_error(pod, "ScheduleAnyway")
         if why is not None:
             return Status(Code.ERROR, (f"calculating preScoreState: {why}",))
-        s = _PreScoreState()
-        _init_pre_score(s, pod, nodes)
+        # "Only require that nodes have all the topology labels if using non-system-default
+        # spreading rules" (scoring.go PreScore)
+        require_all = bool(pod.topology_spread_constraints) or not self._system_defaulted
+        s = _PreScoreState(self._constraints(pod, "ScheduleAnyway"), require_all)
+        _init_pre_score(s, nodes)
         if not s.constraints:
             return Status(Code.SKIP)
         _count_all_nodes(s, pod, all_nodes)
@@ -424,7 +460,7 @@ class PodTopologySpread:
             old is not None and not _involved(old, pod)
         ):
             return QueueingHint.QUEUE_SKIP
-        constraints = _hard_constraints(pod)
+        constraints = self._hard_constraints(pod)
         if new is not None and old is not None:
             if (
                 new.uid == pod.uid
@@ -454,7 +490,7 @@ class PodTopologySpread:
             new is not None and not isinstance(new, Node)
         ):
             return QueueingHint.QUEUE
-        constraints = _hard_constraints(pod)
+        constraints = self._hard_constraints(pod)
         was = old is not None and _has_all_keys(old, constraints)
         now = new is not None and _has_all_keys(new, constraints)
         if old is not None and new is not None:
@@ -472,17 +508,7 @@ class PodTopologySpread:
     @staticmethod
     def new(args: Mapping[str, Any], handle: Handle) -> PodTopologySpread:
         check_fields(args, "PodTopologySpreadArgs", ("defaultConstraints", "defaultingType"))
-        defaulting = get_str(args, "defaultingType", "System", ("System", "List"))
-        defaults = get_list(args, "defaultConstraints")
-        if defaulting == "System" and defaults:
-            raise ConfigError(
-                'when .defaultingType is "System", .defaultConstraints must be empty',
-                "defaultConstraints",
-            )
-        for i, c in enumerate(defaults):
-            if not isinstance(c, dict) or "labelSelector" in c:
-                raise ConfigError(
-                    "constraint must not define a selector, as they deduced for each pod",
-                    f"defaultConstraints[{i}]",
-                )
-        return PodTopologySpread(handle)
+        get_str(args, "defaultingType", "System", ("System", "List"))
+        get_list(args, "defaultConstraints")
+        defaults, system = default_constraints(args)
+        return PodTopologySpread(handle, defaults, system)

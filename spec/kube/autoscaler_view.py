@@ -3,7 +3,7 @@
 Records are the scheduler view's (:mod:`.scheduler_view`, the API's shape) with the fields the
 autoscaler's rules read added:
 
-  POD   metadata: + annotations: fn, ownerReferences: {[kind, controller]},
+  POD   metadata: + annotations: fn,
                   deletionTime (Unix seconds of deletionTimestamp, 0 if none),
                   safeLocalVolumes: {string} (the ``safe-to-evict-local-volumes`` annotation split
                   on "," as CA splits it, untrimmed);
@@ -98,10 +98,6 @@ class _AutoscalerBuilder(_Builder):
         safe = annotations.get(_SAFE_LOCAL)
         extra_meta = {
             "annotations": self.map(annotations),
-            "ownerReferences": self.set(
-                record(kind=str(o.get("kind", "")), controller=bool(o.get("controller", False)))
-                for o in meta.get("ownerReferences") or ()
-            ),
             "deletionTime": seconds(meta.get("deletionTimestamp")) or 0,
             "safeLocalVolumes": self.set(str(safe).split(",") if safe else ()),
         }

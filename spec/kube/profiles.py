@@ -9,7 +9,10 @@ The spec's constant ``Profiles`` maps each ``schedulerName`` to one record::
      fitShape ↦ ⟨[utilization ↦ u, score ↦ s], …⟩ (RequestedToCapacityRatio's, else ⟨⟩),
      ignoredResources ↦ {…}, ignoredResourceGroups ↦ {…},
      addedAffinity ↦ a nodeAffinity record as the view builds a pod's (no required key if none),
-     hardPodAffinityWeight ↦ 0..100, ignorePreferredTermsOfExistingPods ↦ BOOLEAN]
+     hardPodAffinityWeight ↦ 0..100, ignorePreferredTermsOfExistingPods ↦ BOOLEAN,
+     spreadDefaults ↦ ⟨TSC without labelSelector, with defaulted ↦ TRUE, …⟩ (PodTopologySpread's
+       default constraints: the system ones, or defaultConstraints under defaultingType List),
+     spreadSystemDefaulted ↦ BOOLEAN (defaultingType System)]
 
 Read independently of impl's reader (impl/framework), from the upstream rules: the v1 defaults put
 every default plugin in ``multiPoint`` (``pkg/scheduler/apis/config/v1/default_plugins.go``
@@ -24,9 +27,7 @@ counts as 1 (``getScoreWeights``). Plugin arguments are the v1 defaults
 Plugin order is not read: which plugin rejects first changes a status message, never a verdict
 (every Filter must pass; scores are summed). Validation is impl's and the API's; this reader
 refuses, with the field path, only what the spec does not model:
-``NodeResourcesBalancedAllocation`` resources other than cpu and memory, PodTopologySpread
-``defaultConstraints`` (they select pods through Services and ReplicaSets, which the input does
-not carry: upstream then builds none, so they would silently do nothing here), a Filter plugin
+``NodeResourcesBalancedAllocation`` resources other than cpu and memory, a Filter plugin
 whose PreFilter is disabled and a Score plugin whose PreScore is disabled (upstream: the plugin
 fails reading its cycle state), and plugins outside the default set.
 """
@@ -43,11 +44,19 @@ __all__ = [
     "DEFAULT_PLUGINS",
     "DEFAULT_SCHEDULER_NAME",
     "PLUGIN_POINTS",
+    "SYSTEM_DEFAULT_CONSTRAINTS",
     "profile_literals",
     "profiles",
 ]
 
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
+
+# podtopologyspread/plugin.go systemDefaultConstraints (defaultingType: System, the v1 default)
+SYSTEM_DEFAULT_CONSTRAINTS: tuple[Mapping[str, Any], ...] = (
+    {"topologyKey": "kubernetes.io/hostname", "whenUnsatisfiable": "ScheduleAnyway", "maxSkew": 3},
+    {"topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "ScheduleAnyway",
+     "maxSkew": 5},
+)  # fmt: skip
 
 # Which extension points each in-scope default plugin implements (v1.34 plugin sources).
 PLUGIN_POINTS: Mapping[str, frozenset[str]] = {
@@ -190,13 +199,9 @@ def _profile(raw: _Obj, path: str, node_affinity: Callable[[_Obj], Fcn]) -> Fcn:
     if sorted(named) != sorted(_DEFAULT_FIT):
         raise _err("resources other than cpu and memory (weight 1) are not modelled by the spec",
                    f"{balanced_path}.resources")  # fmt: skip
-    spread, spread_path = args.get("PodTopologySpread", ({}, ""))
-    if spread.get("defaultConstraints"):
-        raise _err(
-            "default constraints select pods through Services/ReplicaSets, which the input does "
-            "not carry; the spec does not model them",
-            f"{spread_path}.defaultConstraints",
-        )
+    spread, _ = args.get("PodTopologySpread", ({}, ""))
+    system = (spread.get("defaultingType") or "System") == "System"
+    defaults = SYSTEM_DEFAULT_CONSTRAINTS if system else spread.get("defaultConstraints") or ()
     node_aff, _ = args.get("NodeAffinity", ({}, ""))
     ipa, _ = args.get("InterPodAffinity", ({}, ""))
     hard = ipa.get("hardPodAffinityWeight")
@@ -215,6 +220,24 @@ def _profile(raw: _Obj, path: str, node_affinity: Callable[[_Obj], Fcn]) -> Fcn:
         addedAffinity=node_affinity(node_aff.get("addedAffinity") or {}),
         hardPodAffinityWeight=1 if hard is None else int(hard),
         ignorePreferredTermsOfExistingPods=bool(ipa.get("ignorePreferredTermsOfExistingPods")),
+        spreadDefaults=tuple(_default_constraint(c) for c in defaults),
+        spreadSystemDefaulted=system,
+    )
+
+
+def _default_constraint(c: _Obj) -> Fcn:
+    """A default constraint as the view shows a pod's (TSC), with no labelSelector (each pod's
+    is deduced) and ``defaulted`` instead; matchLabelKeys are moot (the deduced selector
+    replaces the merged one)."""
+    return record(
+        maxSkew=int(c.get("maxSkew") or 1),
+        topologyKey=str(c.get("topologyKey") or ""),
+        whenUnsatisfiable=str(c.get("whenUnsatisfiable") or "DoNotSchedule"),
+        minDomains=int(c.get("minDomains") or 1),
+        nodeAffinityPolicy=str(c.get("nodeAffinityPolicy") or "Honor"),
+        nodeTaintsPolicy=str(c.get("nodeTaintsPolicy") or "Ignore"),
+        matchLabelKeys=frozenset(),
+        defaulted=True,
     )
 
 
@@ -230,7 +253,8 @@ def profiles(config: _Obj | None, node_affinity: Callable[[_Obj], Fcn]) -> Fcn:
 
 
 def profile_literals(config: _Obj | None) -> list[tuple[str, str]]:
-    """The label keys and values a configuration's ``addedAffinity`` names, as a query's literals
+    """The label keys and values a configuration's ``addedAffinity`` and default spread
+    constraints name, as a query's literals
     ((text, role), :meth:`Vocabulary.of`): a bounded cluster must be able to carry them."""
     out: list[tuple[str, str]] = []
     for raw in (config or {}).get("profiles") or ():
@@ -244,4 +268,6 @@ def profile_literals(config: _Obj | None) -> list[tuple[str, str]]:
                 for req in term.get("matchExpressions") or ():
                     out.append((str(req.get("key", "")), "key"))
                     out.extend((str(v), "value") for v in req.get("values") or ())
+            for c in (item.get("args") or {}).get("defaultConstraints") or ():
+                out.append((str(c.get("topologyKey", "")), "key"))
     return out

@@ -20,14 +20,11 @@
 (* read Snapshot.                                                          *)
 (*                                                                         *)
 (* Constants from the view: Pods, Nodes, PodsOn, NamespaceLabels, PDBs,    *)
-(* Now, Profiles.                                                          *)
+(* Services, Controllers, Now, Profiles.                                   *)
 (*                                                                         *)
 (* Declared, not modelled: volume plugins and DynamicResources (out of     *)
-(* scope); PodTopologySpread default constraints, system or listed (they   *)
-(* need Services/ReplicaSets, which the input does not carry, and          *)
-(* upstream builds none without them); the sampling of nodes to score      *)
-(* (numFeasibleNodesToFind) and the candidate sampling of preemption: this *)
-(* spec judges every node.                                                 *)
+(* scope); the sampling of nodes to score (numFeasibleNodesToFind) and     *)
+(* the candidate sampling of preemption: this spec judges every node.      *)
 (***************************************************************************)
 
 \* ======================================================================
@@ -415,16 +412,72 @@ FitUnresolvable(p, n, W) ≝
 \* countPodsMatchSelector), filtering.go (calPreFilterState, Filter)
 \* ======================================================================
 
-Spread(p) ≝ p.spec.topologySpreadConstraints
+\* A pod without constraints of its own gets the profile's default ones
+\* (defaultingType System: hostname maxSkew 3 and zone maxSkew 5, both
+\* ScheduleAnyway), all with one selector deduced from what selects the pod,
+\* and none when that selector is empty. upstream: common.go
+\* (buildDefaultConstraints), plugin.go (systemDefaultConstraints,
+\* getConstraints), helper/spread.go (DefaultSelector, GetPodServices)
+Spread(p) ≝
+  IF DefaultSelectorEmpty(p) ∨ p.spec.topologySpreadConstraints ≠ ⟨⟩
+  THEN p.spec.topologySpreadConstraints
+  ELSE Profile(p).spreadDefaults
 
 SpreadIndices(p, action) ≝ {i ∈ DOMAIN Spread(p) : Spread(p)[i].whenUnsatisfiable = action}
 
-\* The constraint's selector with matchLabelKeys merged from p's labels; nil stays nil.
+\* The Services of p's namespace whose selector matches p's labels (a nil
+\* selector selects nothing, an empty one every pod).
+SelectingServices(p) ≝
+  {s ∈ Services : ∧ s.metadata.namespace = p.metadata.namespace
+                  ∧ "selector" ∈ DOMAIN s.spec
+                  ∧ ∀ k ∈ DOMAIN s.spec.selector :
+                      k ∈ DOMAIN Labels(p) ∧ Labels(p)[k] = s.spec.selector[k]}
+
+\* The ReplicationController, ReplicaSet or StatefulSet of p's namespace that
+\* p's controller owner reference names, when it exists (at most one).
+PodController(p) ≝
+  {c ∈ Controllers : ∧ c.metadata.namespace = p.metadata.namespace
+                     ∧ ∃ r ∈ p.metadata.ownerReferences :
+                         ∧ r.controller
+                         ∧ r.apiVersion = c.apiVersion ∧ r.kind = c.kind
+                         ∧ r.name = c.metadata.name}
+
+\* The label set: every Services' selector merged (they all match p, so they
+\* agree), then a ReplicationController's selector over it.
+RCSelectsKey(p, k) ≝
+  ∃ c ∈ PodController(p) :
+    c.kind = "ReplicationController" ∧ k ∈ DOMAIN c.spec.selector.matchLabels
+
+DefaultLabelSetOK(p, L) ≝
+  ∧ ∀ s ∈ SelectingServices(p) : ∀ k ∈ DOMAIN s.spec.selector :
+      RCSelectsKey(p, k) ∨ (k ∈ DOMAIN L ∧ L[k] = s.spec.selector[k])
+  ∧ ∀ c ∈ PodController(p) :
+      c.kind = "ReplicationController" ⇒
+        ∀ k ∈ DOMAIN c.spec.selector.matchLabels :
+          k ∈ DOMAIN L ∧ L[k] = c.spec.selector.matchLabels[k]
+
+\* A ReplicaSet's or StatefulSet's selector adds its requirements (one that
+\* does not parse adds none).
+DefaultSelects(p, L) ≝
+  ∧ DefaultLabelSetOK(p, L)
+  ∧ ∀ c ∈ PodController(p) :
+      c.kind ≠ "ReplicationController" ∧ SelectorValid(c.spec.selector)
+        ⇒ SelectorMatches(c.spec.selector, L)
+
+DefaultSelectorEmpty(p) ≝
+  ∧ ∀ s ∈ SelectingServices(p) : DOMAIN s.spec.selector = {}
+  ∧ ∀ c ∈ PodController(p) :
+      IF c.kind = "ReplicationController" THEN DOMAIN c.spec.selector.matchLabels = {}
+      ELSE ¬SelectorValid(c.spec.selector) ∨ SelectorEmpty(c.spec.selector)
+
+\* The constraint's selector with matchLabelKeys merged from p's labels; nil
+\* stays nil. A default constraint's is the deduced one.
 SpreadSelects(p, c, L) ≝
-  ∧ "labelSelector" ∈ DOMAIN c
-  ∧ SelectorMatches(c.labelSelector, L)
-  ∧ ∀ k ∈ c.matchLabelKeys :
-      k ∈ DOMAIN Labels(p) ⇒ k ∈ DOMAIN L ∧ L[k] = Labels(p)[k]
+  IF "defaulted" ∈ DOMAIN c THEN DefaultSelects(p, L)
+  ELSE ∧ "labelSelector" ∈ DOMAIN c
+       ∧ SelectorMatches(c.labelSelector, L)
+       ∧ ∀ k ∈ c.matchLabelKeys :
+           k ∈ DOMAIN Labels(p) ⇒ k ∈ DOMAIN L ∧ L[k] = Labels(p)[k]
 
 SpreadSelectorEmpty(p, c) ≝
   ∧ "labelSelector" ∈ DOMAIN c
@@ -845,11 +898,21 @@ InterPodAffinityScore(p, n) ≝
 \* node's domain score higher. upstream: plugins/podtopologyspread/scoring.go
 SoftSpread(p) ≝ SpreadIndices(p, "ScheduleAnyway")
 
-SpreadScoreIgnored(p, n) ≝ ¬HasSpreadKeys(p, n, "ScheduleAnyway")
+\* Nodes missing a constraint's key are not scored, unless the pod's
+\* constraints are the system defaults: then a node without the zone label
+\* still gets hostname spreading, and counts toward the domain "".
+RequireAllTopologies(p) ≝
+  p.spec.topologySpreadConstraints ≠ ⟨⟩ ∨ ¬Profile(p).spreadSystemDefaulted
+
+SpreadScoreIgnored(p, n) ≝ RequireAllTopologies(p) ∧ ¬HasSpreadKeys(p, n, "ScheduleAnyway")
 
 SpreadScoredNodes(p) ≝ {n ∈ FeasibleNodes(p) : ¬SpreadScoreIgnored(p, n)}
 
-SpreadScoreDomains(p, i) ≝ {Labels(n)[Spread(p)[i].topologyKey] : n ∈ SpreadScoredNodes(p)}
+\* The node's value of constraint i's key, "" when it has none (a Go map read).
+SpreadDomain(p, i, n) ≝
+  IF Spread(p)[i].topologyKey ∈ DOMAIN Labels(n) THEN Labels(n)[Spread(p)[i].topologyKey] ELSE ""
+
+SpreadScoreDomains(p, i) ≝ {SpreadDomain(p, i, n) : n ∈ SpreadScoredNodes(p)}
 
 SpreadWeightSize(p, i) ≝
   IF Spread(p)[i].topologyKey = "kubernetes.io/hostname"
@@ -858,18 +921,19 @@ SpreadWeightSize(p, i) ≝
 SpreadScoreCounts(p, i) ≝
   LET c ≝ Spread(p)[i]
   IN  SumBy(LAMBDA m : SpreadCount(p, c, m, Snapshot, Snapshot),
-            LAMBDA m : Labels(m)[c.topologyKey],
+            LAMBDA m : SpreadDomain(p, i, m),
             {m ∈ Nodes : ∧ ¬SpreadScoreIgnored(p, m)
                          ∧ InclusionPoliciesOK(p, c, m)
-                         ∧ Labels(m)[c.topologyKey] ∈ SpreadScoreDomains(p, i)})
+                         ∧ SpreadDomain(p, i, m) ∈ SpreadScoreDomains(p, i)})
 
 SpreadNodeCount(p, i, n) ≝
   IF Spread(p)[i].topologyKey = "kubernetes.io/hostname"
   THEN SpreadCount(p, Spread(p)[i], n, Snapshot, Snapshot)
-  ELSE Get(SpreadScoreCounts(p, i), Labels(n)[Spread(p)[i].topologyKey])
+  ELSE Get(SpreadScoreCounts(p, i), SpreadDomain(p, i, n))
 
+\* A constraint whose key the node lacks adds nothing to its score.
 SpreadRaw(p, n) ≝
-  SpreadScore([i ∈ SoftSpread(p) ↦
+  SpreadScore([i ∈ {i ∈ SoftSpread(p) : Spread(p)[i].topologyKey ∈ DOMAIN Labels(n)} ↦
                  ⟨SpreadNodeCount(p, i, n), SpreadWeightSize(p, i), Spread(p)[i].maxSkew⟩])
 
 SpreadRawMax(p) ≝ Max({SpreadRaw(p, m) : m ∈ SpreadScoredNodes(p)} ∪ {0})

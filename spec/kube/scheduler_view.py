@@ -15,7 +15,8 @@ tests ``"f" ∈ DOMAIN r`` —
 Shapes (``[...]`` a record, ``{...}`` a set, ``<<...>>`` a sequence, *fn* a function keyed by
 label or resource names)::
 
-  POD   [metadata ↦ [name, namespace, uid, labels: fn, deletionTimestamp: "" if absent],
+  POD   [metadata ↦ [name, namespace, uid, labels: fn, deletionTimestamp: "" if absent,
+                     ownerReferences: {REF}],
          spec ↦ [nodeName "", schedulerName, priority (admission-resolved, 0 if absent),
                  preemptionPolicy, nodeSelector: fn, tolerations: {TOL}, affinity: AFF,
                  containers: <<CTR>>, initContainers: <<CTR>>, overhead: fn,
@@ -49,6 +50,11 @@ label or resource names)::
   TAINT [key, value "", effect]
   PDB   [metadata ↦ [name, namespace], spec ↦ [selector? SEL],
          status ↦ [disruptionsAllowed 0, disruptedPods: {pod name}]]
+  REF   [apiVersion (as Go's schema.ParseGroupVersion reads it: "v1" for the core group, "" when
+         it does not parse), kind, name, controller FALSE]
+  SVC   [metadata ↦ [name, namespace], spec ↦ [selector? fn]]   (nil selects nothing)
+  CTL   [apiVersion, kind, metadata ↦ [name, namespace], spec ↦ [selector: SEL]]
+         (a ReplicationController's selector map as matchLabels)
 
 Resource lists are integers as kube-scheduler's ``framework.Resource`` holds them: ``cpu`` in
 millicores (``MilliValue``, rounded up), everything else in units (``Value``, rounded up).
@@ -59,14 +65,14 @@ Constants: ``Pods`` (every pod record), ``Nodes`` (every node record), ``PodsOn`
 the pods whose ``spec.nodeName`` is that name — an index, the spec decides which of them count),
 ``NamespaceLabels`` (namespace ↦ labels; every namespace carries ``kubernetes.io/metadata.name``
 as the API server guarantees, and a namespace that pods use but the input does not declare is
-assumed to exist with that label only), ``PDBs``, ``Now`` (later than every start time: the
+assumed to exist with that label only), ``PDBs``, ``Services`` (every SVC), ``Controllers`` (every
+ReplicationController, ReplicaSet and StatefulSet as a CTL: what PodTopologySpread's default
+constraints deduce their selector from), ``Now`` (later than every start time: the
 "missing startTime counts as now" of ``util.GetPodStartTime``), and ``Profiles`` (schedulerName ↦
 the profile's enabled plugins, weights and plugin arguments, from the input's
 KubeSchedulerConfiguration or the default one: :mod:`.profiles`).
 
-Out of the view, declared: volumes and resource
-claims (volume plugins and DRA are out of scope), Services/ReplicaSets (so PodTopologySpread's
-system default constraints never apply — upstream builds none when no owner selects the pod).
+Out of the view, declared: volumes and resource claims (volume plugins and DRA are out of scope).
 """
 
 from __future__ import annotations
@@ -98,6 +104,9 @@ _Obj = Mapping[str, Any]
 NOW = 2**62
 """``Now``: later than any real start time."""
 
+CONTROLLER_KINDS = ("ReplicationController", "ReplicaSet", "StatefulSet")
+"""The pod controllers PodTopologySpread's ``DefaultSelector`` reads (helper/spread.go)."""
+
 _NS_NAME_LABEL = "kubernetes.io/metadata.name"
 _DEFAULT_SCHEDULER = "default-scheduler"
 _REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
@@ -120,11 +129,13 @@ FIELDS: frozenset[str] = frozenset(
         "maxSkew", "whenUnsatisfiable", "minDomains", "nodeAffinityPolicy", "nodeTaintsPolicy",
         "unschedulable", "taints", "allocatable", "images", "names", "sizeBytes",
         "selector", "disruptionsAllowed", "disruptedPods",
+        "ownerReferences", "apiVersion", "kind", "controller",
         # Profiles (spec/kube/profiles.py)
         "preFilters", "filters", "postFilters", "preScores", "scores", "fitStrategy",
         "fitResources", "fitShape", "utilization", "score", "ignoredResources",
         "ignoredResourceGroups", "addedAffinity", "hardPodAffinityWeight",
-        "ignorePreferredTermsOfExistingPods",
+        "ignorePreferredTermsOfExistingPods", "spreadDefaults", "spreadSystemDefaulted",
+        "defaulted",
     }
 )  # fmt: skip
 
@@ -184,6 +195,10 @@ def scheduler_world(
         "PodsOn": Fcn({name: frozenset(ps) for name, ps in on.items()}),
         "NamespaceLabels": _namespace_labels(cluster, build),
         "PDBs": frozenset(build.pdb(d) for d in cluster.pdbs),
+        "Services": frozenset(build.service(d) for d in cluster.of_kind("Service")),
+        "Controllers": frozenset(
+            build.controller(d) for kind in CONTROLLER_KINDS for d in cluster.of_kind(kind)
+        ),
         "Now": NOW,
     }
     configured_profiles = profiles(
@@ -214,6 +229,15 @@ def _namespace_labels(cluster: Cluster, build: RecordBuilder) -> Fcn:
         name = pod["metadata"].get("namespace", "default")
         labels.setdefault(name, {_NS_NAME_LABEL: name})
     return Fcn({name: build.map(ls) for name, ls in labels.items()})
+
+
+def group_version(api_version: str) -> str:
+    """``schema.ParseGroupVersion`` then ``GroupVersion.String()``: "v1" for the core group,
+    "apps/v1"; "" when it does not parse (more than one "/")."""
+    if api_version in ("", "/") or api_version.count("/") > 1:
+        return ""
+    group, _, version = api_version.rpartition("/")
+    return f"{group}/{version}" if group else version
 
 
 def _resource(name: str) -> tuple[str, Any]:
@@ -262,6 +286,7 @@ class _Builder(RecordBuilder):
                 uid=meta.get("uid", object_key(dict(p))),
                 labels=labels,
                 deletionTimestamp=str(meta.get("deletionTimestamp") or ""),
+                ownerReferences=self.set(self.owner(r) for r in meta.get("ownerReferences") or ()),
             ),
             spec=self.intern(self.pod_spec(spec, _container_statuses(status))),
             status=record(
@@ -462,6 +487,38 @@ class _Builder(RecordBuilder):
                 ),
             ),
         )  # fmt: skip
+
+    def owner(self, r: _Obj) -> Fcn:
+        return self.intern(
+            record(
+                apiVersion=group_version(str(r.get("apiVersion") or "")),
+                kind=r.get("kind", ""),
+                name=r.get("name", ""),
+                controller=r.get("controller") is True,
+            )
+        )
+
+    def service(self, d: _Obj) -> Fcn:
+        meta, spec = d["metadata"], d.get("spec") or {}
+        spec_fields: dict[str, Value] = {}
+        if spec.get("selector") is not None:
+            spec_fields["selector"] = self.map(spec["selector"])
+        return record(
+            metadata=record(name=meta["name"], namespace=meta.get("namespace", "default")),
+            spec=Fcn(spec_fields),
+        )
+
+    def controller(self, d: _Obj) -> Fcn:
+        meta, spec = d["metadata"], d.get("spec") or {}
+        selector = spec.get("selector") or {}
+        if d["kind"] == "ReplicationController":
+            selector = {"matchLabels": selector}
+        return record(
+            apiVersion=d["apiVersion"],
+            kind=d["kind"],
+            metadata=record(name=meta["name"], namespace=meta.get("namespace", "default")),
+            spec=record(selector=self.selector(selector)),
+        )
 
     def pdb(self, d: _Obj) -> Fcn:
         meta, spec, status = d["metadata"], d.get("spec") or {}, d.get("status") or {}

@@ -62,7 +62,8 @@ VIEWS: dict[str, View] = {
             fields=scheduler_view.FIELDS,
             enums=scheduler_view.ENUMS,
             constants=frozenset(
-                {"Pods", "Nodes", "PodsOn", "NamespaceLabels", "PDBs", "Now", "Profiles"}
+                {"Pods", "Nodes", "PodsOn", "NamespaceLabels", "PDBs", "Services", "Controllers"}
+                | {"Now", "Profiles"}
             ),
             name="scheduler view",
         ),
@@ -78,7 +79,8 @@ VIEWS: dict[str, View] = {
             fields=autoscaler_view.FIELDS,
             enums=autoscaler_view.ENUMS,
             constants=frozenset(
-                {"Pods", "Nodes", "PodsOn", "NamespaceLabels", "PDBs", "Now", "Profiles"}
+                {"Pods", "Nodes", "PodsOn", "NamespaceLabels", "PDBs", "Services", "Controllers"}
+                | {"Now", "Profiles"}
                 | {"Groups", "Options", "Order", "Clock"}
             ),
             name="autoscaler view",

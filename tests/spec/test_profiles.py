@@ -93,6 +93,29 @@ def test_plugin_args_are_read() -> None:
     assert p["hardPodAffinityWeight"] == 0 and p["ignorePreferredTermsOfExistingPods"] is True
 
 
+def test_spread_defaults_are_the_system_ones_unless_a_list_is_configured() -> None:
+    default = profiles(None, node_affinity_record)["default-scheduler"]
+    assert default["spreadSystemDefaulted"] is True
+    assert [(c["topologyKey"], c["maxSkew"], c["whenUnsatisfiable"])
+            for c in default["spreadDefaults"]] == [
+        ("kubernetes.io/hostname", 3, "ScheduleAnyway"),
+        ("topology.kubernetes.io/zone", 5, "ScheduleAnyway"),
+    ]  # fmt: skip
+    listed = {"pluginConfig": [{"name": "PodTopologySpread", "args": {
+        "defaultingType": "List", "defaultConstraints": [
+            {"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone",
+             "whenUnsatisfiable": "DoNotSchedule", "minDomains": 3}]}}]}  # fmt: skip
+    p = profiles({**_KSC, "profiles": [listed]}, node_affinity_record)["default-scheduler"]
+    assert p["spreadSystemDefaulted"] is False
+    (c,) = p["spreadDefaults"]
+    assert (c["maxSkew"], c["whenUnsatisfiable"], c["minDomains"], c["nodeAffinityPolicy"]) == (
+        1, "DoNotSchedule", 3, "Honor")  # fmt: skip
+    assert "labelSelector" not in c and c["defaulted"] is True
+    none = {"pluginConfig": [{"name": "PodTopologySpread", "args": {"defaultingType": "List"}}]}
+    p = profiles({**_KSC, "profiles": [none]}, node_affinity_record)["default-scheduler"]
+    assert p["spreadDefaults"] == () and p["spreadSystemDefaulted"] is False
+
+
 @pytest.mark.parametrize(
     ("profile", "path"),
     [
@@ -102,11 +125,6 @@ def test_plugin_args_are_read() -> None:
         ({"pluginConfig": [{"name": "NodeResourcesBalancedAllocation", "args": {
             "resources": [{"name": "nvidia.com/gpu", "weight": 1}]}}]},
          "profiles[0].pluginConfig[0].args.resources"),
-        ({"pluginConfig": [{"name": "PodTopologySpread", "args": {
-            "defaultingType": "List", "defaultConstraints": [
-                {"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone",
-                 "whenUnsatisfiable": "ScheduleAnyway"}]}}]},
-         "profiles[0].pluginConfig[0].args.defaultConstraints"),
         ({"plugins": {"preFilter": {"disabled": [{"name": "NodePorts"}]}}},
          "profiles[0].plugins.preFilter"),
         ({"plugins": {"multiPoint": {"enabled": [{"name": "Coscheduling"}]}}},

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"strings"
 
+	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
@@ -34,7 +35,13 @@ type clusterJSON struct {
 	PDBs            []json.RawMessage `json:"pdbs"`
 	Namespaces      []json.RawMessage `json:"namespaces"`
 	PriorityClasses []json.RawMessage `json:"priorityClasses"`
-	SchedulerConfig json.RawMessage   `json:"schedulerConfig"`
+	// What PodTopologySpread's default constraints take their selector from
+	// (helper.DefaultSelector): Services and the pod controllers it looks up.
+	Services               []json.RawMessage `json:"services"`
+	ReplicationControllers []json.RawMessage `json:"replicationControllers"`
+	ReplicaSets            []json.RawMessage `json:"replicaSets"`
+	StatefulSets           []json.RawMessage `json:"statefulSets"`
+	SchedulerConfig        json.RawMessage   `json:"schedulerConfig"`
 }
 
 type cluster struct {
@@ -43,6 +50,7 @@ type cluster struct {
 	pdbs            []*policyv1.PodDisruptionBudget
 	namespaces      []*v1.Namespace
 	priorityClasses []*schedulingv1.PriorityClass
+	selecting       []runtime.Object // Services, ReplicationControllers, ReplicaSets, StatefulSets
 	config          *schedconfig.KubeSchedulerConfiguration
 }
 
@@ -60,6 +68,7 @@ func (c *cluster) objects() []runtime.Object {
 	for _, o := range c.pdbs {
 		objs = append(objs, o)
 	}
+	objs = append(objs, c.selecting...)
 	for _, o := range c.pods {
 		// kube-scheduler's pod informer lists with the field selector
 		// status.phase!=Succeeded,status.phase!=Failed (pkg/scheduler/scheduler.go,
@@ -157,6 +166,44 @@ func decodeCluster(raw json.RawMessage) (*cluster, error) {
 			return nil, err
 		}
 		c.priorityClasses = append(c.priorityClasses, pc)
+	}
+	selecting := []struct {
+		list  string
+		items []json.RawMessage
+		make  func() (runtime.Object, *metav1.ObjectMeta)
+	}{
+		{"services", cj.Services, func() (runtime.Object, *metav1.ObjectMeta) {
+			o := &v1.Service{}
+			return o, &o.ObjectMeta
+		}},
+		{"replicationControllers", cj.ReplicationControllers, func() (runtime.Object, *metav1.ObjectMeta) {
+			o := &v1.ReplicationController{}
+			return o, &o.ObjectMeta
+		}},
+		{"replicaSets", cj.ReplicaSets, func() (runtime.Object, *metav1.ObjectMeta) {
+			o := &appsv1.ReplicaSet{}
+			return o, &o.ObjectMeta
+		}},
+		{"statefulSets", cj.StatefulSets, func() (runtime.Object, *metav1.ObjectMeta) {
+			o := &appsv1.StatefulSet{}
+			return o, &o.ObjectMeta
+		}},
+	}
+	for _, kind := range selecting {
+		for i, data := range kind.items {
+			obj, meta := kind.make()
+			if err := decodeInto(data, obj, kind.list, i); err != nil {
+				return nil, err
+			}
+			if meta.Namespace == "" {
+				meta.Namespace = "default"
+			}
+			what := fmt.Sprintf("%s[%d] %s/%s", kind.list, i, meta.Namespace, meta.Name)
+			if err := metaErrors(what, meta, true); err != nil {
+				return nil, err
+			}
+			c.selecting = append(c.selecting, obj)
+		}
 	}
 	cfg, err := decodeConfig(cj.SchedulerConfig)
 	if err != nil {

@@ -52,6 +52,7 @@ __all__ = [
 
 GROUP_MAX_SIZE = 3
 OWNER_KINDS = ("", "ReplicaSet", "DaemonSet")
+OWNER_API_VERSION = "apps/v1"  # both kinds' group/version
 SCALE_DOWN_NOTE = (
     "the bounded cluster's node groups are scale-from-zero MachineDeployments: no node belongs "
     "to one, so every node is 'not autoscaled' and a scale-down answer says nothing about "
@@ -147,7 +148,9 @@ class _AutoscalerShape(_SchedulerShape):
         base = super().pod(p)
         meta, spec = base.entries["metadata"][1], base.entries["spec"][1]
         owner = self.sc.owners[p.index]
-        refs = SSet([(owner.z != self.code(""), srecord(kind=owner, controller=True))])
+        ref = srecord(apiVersion=OWNER_API_VERSION, kind=owner, name=f"{p.name}-owner",
+                      controller=True)  # fmt: skip
+        refs = SSet([(owner.z != self.code(""), ref)])
         return _add(
             base,
             metadata=_add(
@@ -346,7 +349,7 @@ def owner_references(back: _Back, p: SymPod) -> list[dict[str, Any]]:
     kind = back.s(back.sc.owners[p.index])
     if not kind:
         return []
-    api = "apps/v1"
+    api = OWNER_API_VERSION
     name = f"{p.name}-owner"
     return [
         {"apiVersion": api, "kind": kind, "name": name, "uid": f"{p.uid}-owner", "controller": True}

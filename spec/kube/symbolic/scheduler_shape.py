@@ -76,6 +76,8 @@ class _SchedulerShape:
             "PodsOn": SFun(on),
             "NamespaceLabels": SFun(ns_labels),
             "PDBs": SSet([]),
+            "Services": SSet([]),
+            "Controllers": SSet([]),
             "Now": NOW,
             "Profiles": lift(self.profiles),
         }
@@ -226,6 +228,7 @@ class _SchedulerShape:
                     uid=p.uid,
                     labels=_fmap(p.labels),
                     deletionTimestamp=deletion,
+                    ownerReferences=SSet([]),
                 ),
                 spec=srecord(
                     nodeName=p.node_name,
