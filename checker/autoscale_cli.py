@@ -19,6 +19,8 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, TextIO
 
+from schedspec.live import add_source_flags
+
 if TYPE_CHECKING:  # the parser is built for every command: load the model only when asked
     from schedspec.autoscaling import Autoscaling
     from schedspec.cluster import Cluster
@@ -34,7 +36,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     au = sub.add_parser(
         "autoscale", help="cluster-autoscaler 1.34: the scale-up and scale-down one loop decides"
     )
-    au.add_argument("cluster", nargs="+", metavar="CLUSTER", help="manifest files")
+    au.add_argument("cluster", nargs="*", metavar="CLUSTER", help="manifest files")
+    add_source_flags(au)
     au.add_argument(
         "--nodes",
         action="append",
@@ -83,9 +86,9 @@ def _boolean(text: str) -> bool:
 
 def _inputs(args: argparse.Namespace) -> tuple[Cluster, Autoscaling]:
     from schedspec.autoscaling import node_groups, parse_options
-    from schedspec.cluster import load
+    from schedspec.live import cluster_from_args
 
-    cluster = load(*args.cluster)
+    cluster = cluster_from_args(args)
     options = parse_options(
         expander=args.expander,
         max_nodes_total=args.max_nodes_total,

@@ -77,7 +77,7 @@ def _write(path: str, text: str, what: str) -> None:
 
 
 def run_schedule(
-    clusters: Sequence[str],
+    clusters: Sequence[str] | Cluster,
     config: str | None,
     seed: int,
     as_json: bool,
@@ -87,8 +87,9 @@ def run_schedule(
 ) -> int:
     """The command: exit 0 whatever was scheduled; bad input raises ``SchedspecError``.
     ``trace`` names a file for the per-cycle trace (``schedspec.impl.trace``), ``itf_file`` one
-    for the run as an ITF trace (``schedspec.impl.itf_trace``)."""
-    cluster = load(*clusters)
+    for the run as an ITF trace (``schedspec.impl.itf_trace``). ``clusters`` are manifest
+    files, or a cluster already loaded (``schedspec.live``: read from an API server)."""
+    cluster = clusters if isinstance(clusters, Cluster) else load(*clusters)
     chosen, source = _config(config, cluster)
     buffer = io.StringIO() if trace is not None or itf_file is not None else None
     try:

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from schedspec import __version__
-from schedspec.cluster import load
 from schedspec.errors import SchedspecError
+from schedspec.live import add_snapshot_parser, add_source_flags, cluster_from_args, run_snapshot
 from schedspec.spec.check import check
 from schedspec.spec.errors import Diagnostic, Severity, SpecSyntaxError, render_all
 from schedspec.spec.evaluate import Evaluation, PodResult, evaluate, reason
@@ -44,20 +44,23 @@ def _parser() -> argparse.ArgumentParser:
     chk.add_argument("--json", action="store_true", help="machine-readable output")
 
     ev = sub.add_parser("eval", help="evaluate a spec on a cluster: verdict per pending pod × node")
-    ev.add_argument("cluster", nargs="+", metavar="CLUSTER", help="manifest files (YAML/JSON)")
+    ev.add_argument("cluster", nargs="*", metavar="CLUSTER", help="manifest files (YAML/JSON)")
+    add_source_flags(ev)
     ev.add_argument("--spec", default="scheduler", help="bundled spec name or .tla path")
     ev.add_argument("--view", choices=sorted(VIEWS), help="view for a spec file")
     ev.add_argument("--pod", metavar="NS/NAME", help="only this pod")
     ev.add_argument("--json", action="store_true", help="machine-readable output")
 
     ex = sub.add_parser("explain", help="why is a pod pending: every node's rejecting rules")
-    ex.add_argument("cluster", nargs="+", metavar="CLUSTER", help="manifest files (YAML/JSON)")
+    ex.add_argument("cluster", nargs="*", metavar="CLUSTER", help="manifest files (YAML/JSON)")
+    add_source_flags(ex)
     ex.add_argument("--pod", metavar="NS/NAME", required=True, help="the pod to explain")
     ex.add_argument("--spec", default="scheduler", help="bundled spec name or .tla path")
     ex.add_argument("--json", action="store_true", help="machine-readable output")
 
     sc = sub.add_parser("schedule", help="run the operational scheduler to quiescence")
-    sc.add_argument("cluster", nargs="+", metavar="CLUSTER", help="manifest files (YAML/JSON)")
+    sc.add_argument("cluster", nargs="*", metavar="CLUSTER", help="manifest files (YAML/JSON)")
+    add_source_flags(sc)
     sc.add_argument("--config", metavar="KSC", help="a KubeSchedulerConfiguration file")
     sc.add_argument("--seed", type=int, default=0, help="seed of the tie-breaking RNG")
     sc.add_argument("--json", action="store_true", help="machine-readable output")
@@ -65,6 +68,7 @@ def _parser() -> argparse.ArgumentParser:
     sc.add_argument(
         "--itf", metavar="FILE", help="write the run as an ITF trace (one state an event)"
     )
+    add_snapshot_parser(sub)
     _solver_parsers(sub)
     _oracle_parsers(sub)
     from schedspec.checker.autoscale_cli import add_parser as autoscale_parser
@@ -151,6 +155,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _explain(args, sys.stdout)
         if args.command == "schedule":
             return _schedule(args, sys.stdout)
+        if args.command == "snapshot":
+            return run_snapshot(args, sys.stdout)
         if args.command == "oracle":
             from schedspec.checker.oracle import run_oracle_command
 
@@ -242,7 +248,7 @@ def _check(args: argparse.Namespace, out: TextIO) -> int:
 
 def _eval(args: argparse.Namespace, out: TextIO) -> int:
     spec = load_spec(args.spec, args.view)
-    cluster = load(*args.cluster)
+    cluster = cluster_from_args(args)
     result = evaluate(spec, cluster, pod=args.pod)
     if args.json:
         json.dump(result.as_json(), out, indent=2, sort_keys=True)
@@ -292,7 +298,7 @@ def _print_pod(pod: PodResult, result: Evaluation, out: TextIO) -> None:
 
 def _explain(args: argparse.Namespace, out: TextIO) -> int:
     spec = load_spec(args.spec)
-    cluster = load(*args.cluster)
+    cluster = cluster_from_args(args)
     why = explain_pod(spec, cluster, args.pod)
     if args.json:
         json.dump(why.as_json(), out, indent=2, sort_keys=True)
@@ -315,7 +321,8 @@ def _nodes(nodes: list[str]) -> str:
 def _schedule(args: argparse.Namespace, out: TextIO) -> int:
     from schedspec.impl.report import run_schedule
 
-    return run_schedule(args.cluster, args.config, args.seed, args.json, out, args.trace, args.itf)
+    cluster = cluster_from_args(args)
+    return run_schedule(cluster, args.config, args.seed, args.json, out, args.trace, args.itf)
 
 
 if __name__ == "__main__":
