@@ -277,6 +277,20 @@ _AFFINITY = _struct(
         "podAntiAffinity": _POD_AFFINITY,
     }
 )
+_SPREAD_CONSTRAINTS = _list_of(
+    _struct(
+        {
+            "maxSkew": "integer",
+            "topologyKey": "string",
+            "whenUnsatisfiable": "string",
+            "labelSelector": _SELECTOR,
+            "minDomains": "integer",
+            "nodeAffinityPolicy": "string",
+            "nodeTaintsPolicy": "string",
+            "matchLabelKeys": _STRINGS,
+        }
+    )
+)
 # KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1): what spec/kube/profiles.py and
 # impl/framework read of it; every plugin's args in one tree (a field only one plugin has).
 _PLUGIN_REFS = _list_of(_struct({"name": "string", "weight": "integer"}))
@@ -300,7 +314,7 @@ _PLUGIN_ARGS = _struct(
         "hardPodAffinityWeight": "integer",
         "ignorePreferredTermsOfExistingPods": "boolean",
         "defaultingType": "string",
-        "defaultConstraints": "list",
+        "defaultConstraints": _SPREAD_CONSTRAINTS,
     }
 )
 _CONTAINER = _struct(
@@ -346,20 +360,7 @@ _POD_SPEC = _struct(
             )
         ),
         "affinity": _AFFINITY,
-        "topologySpreadConstraints": _list_of(
-            _struct(
-                {
-                    "maxSkew": "integer",
-                    "topologyKey": "string",
-                    "whenUnsatisfiable": "string",
-                    "labelSelector": _SELECTOR,
-                    "minDomains": "integer",
-                    "nodeAffinityPolicy": "string",
-                    "nodeTaintsPolicy": "string",
-                    "matchLabelKeys": _STRINGS,
-                }
-            )
-        ),
+        "topologySpreadConstraints": _SPREAD_CONSTRAINTS,
         "schedulingGates": _list_of(_struct({"name": "string"})),
         "volumes": _list_of(
             _struct(

@@ -18,7 +18,7 @@ scheduler by the other.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -47,7 +47,12 @@ __all__ = ["ConfigAnswer", "Decision", "changes", "compare_configs", "decisions"
 _A, _B = "scheduler@A", "scheduler@B"
 _STAGE_SECONDS = 15.0
 """The most a small, restricted stage may take before the next stage is asked."""
-_PENDING = 'p.spec.nodeName = "" /\\ p.status.phase = "Pending" /\\ p.spec.schedulingGates = {}'
+# a pod the scheduler would take: unbound, Pending, ungated, not being deleted (schedule_one.go
+# skipPodSchedule)
+_PENDING = (
+    'p.spec.nodeName = "" /\\ p.status.phase = "Pending" /\\ p.spec.schedulingGates = {}'
+    ' /\\ p.metadata.deletionTimestamp = ""'
+)
 _SYMBOLIC_SCHEDULER = "default-scheduler"  # what every pod of the symbolic cluster names
 
 
@@ -116,14 +121,14 @@ def _with_config(objects: list[dict[str, Any]], config: Mapping[str, Any]) -> li
 _FEATURES: Mapping[str, Mapping[str, int]] = {
     "TaintToleration": {"taints": 1, "tolerations": 1},
     "NodeAffinity": {"keys": 2, "values": 2, "terms": 1, "term_values": 2},
-    "PodTopologySpread": {"keys": 2, "values": 2, "spread": 1},
+    "PodTopologySpread": {"keys": 2, "values": 2, "spread": 1, "services": 1},
     "InterPodAffinity": {"keys": 2, "values": 2, "affinity": 1, "preferred": 1},
     "NodePorts": {"ports": 1},
 }
 _LEAN = {
     "keys": 1, "values": 1, "namespaces": 1, "taints": 0, "tolerations": 0, "init_containers": 0,
     "ports": 0, "terms": 0, "exprs": 1, "term_values": 1, "affinity": 0, "preferred": 0,
-    "spread": 0,
+    "spread": 0, "services": 0,
 }  # fmt: skip
 
 
@@ -140,6 +145,8 @@ _ARGS = {
         "InterPodAffinity",
         "ignorePreferredTermsOfExistingPods",
     ),
+    "spreadDefaults": ("PodTopologySpread", "defaultConstraints"),
+    "spreadSystemDefaulted": ("PodTopologySpread", "defaultingType"),
 }
 
 
@@ -178,8 +185,26 @@ def changes(a: Fcn, b: Fcn) -> list[str]:
             out.append(f"{x} score weight: {before} → {after}")
     for field_, (plugin, arg) in _ARGS.items():
         if a[field_] != b[field_]:
-            out.append(f"{plugin} {arg}: {render(a[field_])} → {render(b[field_])}")
+            shown = _SHOWN.get(field_, render)
+            out.append(f"{plugin} {arg}: {shown(a[field_])} → {shown(b[field_])}")
     return out
+
+
+def _shown_constraints(cs: Any) -> str:
+    return (
+        "["
+        + ", ".join(
+            f"{c['topologyKey']} maxSkew {c['maxSkew']} {c['whenUnsatisfiable']}" for c in cs
+        )
+        + "]"
+    )
+
+
+# How an argument is said when the spec's value is not the configuration's spelling.
+_SHOWN: Mapping[str, Callable[[Any], str]] = {
+    "spreadSystemDefaulted": lambda system: "System" if system else "List",
+    "spreadDefaults": _shown_constraints,
+}
 
 
 # Settings the spec does not read, and what they change instead of a cycle's verdict.
@@ -256,6 +281,15 @@ def compare_configs(
         )
         return ConfigAnswer("sat", msg, time.monotonic() - start, name, "profile")
     notes = _unread(config_a, config_b)
+    if bounds is None:
+        bounds = Bounds()
+    spread_defaults = any(pa[n]["spreadDefaults"] != pb[n]["spreadDefaults"] for n in pa)
+    if spread_defaults and bounds.services == 0:
+        # PodTopologySpread's default constraints apply only to pods a Service or a controller
+        # selects: without one the bounded cluster could not tell the profiles apart
+        bounds = replace(bounds, services=1)
+        notes.append("the bounds hold a Service (--services 1): the default spread constraints "
+                     "apply only to pods something selects")  # fmt: skip
     deadline = start + timeout
     for name in sorted(pa):
         a, b = pa[name], pb[name]

@@ -407,20 +407,18 @@ def _spread(j: _Judge, p: Fcn, n: Fcn) -> Reason | None:
     if j("SpreadValid", p, "DoNotSchedule") is not True:
         return Reason("PodTopologySpread", "SpreadOK", "Error",
                       ("a topology spread constraint's labelSelector does not parse",))  # fmt: skip
-    constraints, labels, details = (
-        p["spec"]["topologySpreadConstraints"],
-        n["metadata"]["labels"],
-        [],
-    )
+    constraints, labels, details = j("Spread", p), n["metadata"]["labels"], []
     for i in sorted(j("SpreadIndices", p, "DoNotSchedule")):
         c = constraints[i - 1]
-        key = c["topologyKey"]
+        key, name = c["topologyKey"], f"constraint {i}"
+        if "defaulted" in c:
+            name = f"the profile's default constraint {i}, over the pods {_selected_by(j, p)}"
         if key not in labels:
-            details.append(f"constraint {i}: the node has no label {key}")
+            details.append(f"{name}: the node has no label {key}")
         elif j("SpreadConstraintOK", p, i, n, j.snapshot) is not True:
             skew, low = j("SpreadSkew", p, i, n, j.snapshot), j("SpreadMinMatch", p, i, j.snapshot)
             details.append(
-                f"constraint {i} ({key}, maxSkew {c['maxSkew']}): placing the pod in "
+                f"{name} ({key}, maxSkew {c['maxSkew']}): placing the pod in "
                 f"{key}={labels[key]} gives {skew + low} matching pod(s) there against {low} in "
                 f"the emptiest domain: skew {skew} > {c['maxSkew']}"
             )
@@ -430,6 +428,15 @@ def _spread(j: _Judge, p: Fcn, n: Fcn) -> Reason | None:
         return Reason("PodTopologySpread", "SpreadOK", _UNRESOLVABLE,
                       (reason + " (missing required label)",), tuple(details))  # fmt: skip
     return Reason("PodTopologySpread", "SpreadOK", "Unschedulable", (reason,), tuple(details))
+
+
+def _selected_by(j: _Judge, p: Fcn) -> str:
+    """What the default constraints' selector comes from: ``ReplicaSet web-5d8 and Service web
+    select``."""
+    owners = [f"Service {s['metadata']['name']}" for s in j("SelectingServices", p)
+              if s["spec"].get("selector")]  # fmt: skip
+    owners += [f"{c['kind']} {c['metadata']['name']}" for c in j("PodController", p)]
+    return f"{' and '.join(sorted(owners))} select{'s' if len(owners) == 1 else ''}"
 
 
 def _inter_pod_affinity(j: _Judge, p: Fcn, n: Fcn) -> Reason | None:

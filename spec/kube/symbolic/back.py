@@ -12,6 +12,7 @@ from schedspec.spec.kube.symbolic.objects import (
     SymCluster,
     SymNode,
     SymPod,
+    SymService,
     _AffinityTerm,
     _Container,
     _Map,
@@ -52,16 +53,23 @@ class _Back:
     def objects(self) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
         used = {self.s(p.namespace) for p in self.sc.pods if self.b(p.present)}
+        used |= {self.s(s.namespace) for s in self.sc.services if self.b(s.present)}
         for ns in self.sc.vocabulary.namespaces:
             if ns in used and ns != "default":
                 out.append({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
         out += [self.node(n) for n in self.sc.nodes if self.b(n.present)]
         out += [self.pod(p) for p in self.sc.pods if self.b(p.present)]
+        out += [self.service(s) for s in self.sc.services if self.b(s.present)]
         if self.sc.groups:
             from schedspec.spec.kube.symbolic.autoscaler_shape import group_objects
 
             out += group_objects(self)
         return out
+
+    def service(self, s: SymService) -> dict[str, Any]:
+        spec = {"selector": self.labels(s.selector)} if self.b(s.has_selector) else {}
+        meta = {"name": s.name, "namespace": self.s(s.namespace)}
+        return {"apiVersion": "v1", "kind": "Service", "metadata": meta, "spec": spec}
 
     def node(self, n: SymNode) -> dict[str, Any]:
         meta: dict[str, Any] = {"name": n.name}

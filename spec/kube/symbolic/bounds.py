@@ -50,6 +50,7 @@ class Bounds:
     affinity: int = 1
     preferred: int = 1
     spread: int = 1
+    services: int = 0
     groups: int = 1
 
     def __post_init__(self) -> None:
@@ -87,6 +88,7 @@ BOUND_HELP = {
     "affinity": "required pod affinity terms per pod, and as many anti-affinity terms",
     "preferred": "preferred (weighted) pod affinity terms per pod, and as many anti-affinity terms",
     "spread": "topology spread constraints per pod",
+    "services": "Services (their selectors make PodTopologySpread's default constraints apply)",
     "groups": "node groups (autoscaler specs: scale-from-zero Cluster API MachineDeployments)",
 }
 

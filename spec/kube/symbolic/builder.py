@@ -26,6 +26,7 @@ from schedspec.spec.kube.symbolic.objects import (
     SymCluster,
     SymNode,
     SymPod,
+    SymService,
     _AffinityTerm,
     _Container,
     _Map,
@@ -81,9 +82,12 @@ class _Builder:
             self.cluster.nodes.append(self.node(i))
         for j in range(bounds.pods):
             self.cluster.pods.append(self.pod(j))
+        for k in range(bounds.services):
+            self.cluster.services.append(self.service(k))
         # Objects are interchangeable: use the first ones (witnesses read node-0, pod-0, …).
         self.prefix([n.present for n in self.cluster.nodes])
         self.prefix([p.present for p in self.cluster.pods])
+        self.prefix([s.present for s in self.cluster.services])
         if groups:
             from schedspec.spec.kube.symbolic.autoscaler_shape import build_groups
 
@@ -181,6 +185,20 @@ class _Builder:
         )
 
     # pods
+    def service(self, k: int) -> SymService:
+        name = f"svc-{k}"
+        present = self.boolean(name)
+        self.count("objects", present)
+        has_selector = self.boolean(f"{name}.selector", likely=True)
+        return SymService(
+            k,
+            name,
+            present,
+            self.string(f"{name}.namespace", self.namespaces),
+            has_selector,
+            self.label_map(f"{name}.selector", "labels"),
+        )
+
     def pod(self, j: int) -> SymPod:
         name = f"pod-{j}"
         present = self.boolean(name, likely=True)

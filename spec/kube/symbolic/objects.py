@@ -138,6 +138,19 @@ class SymPod:
 
 
 @dataclass
+class SymService:
+    """A v1 Service: what PodTopologySpread's default constraints read (its namespace and its
+    selector, nil when ``has_selector`` is false)."""
+
+    index: int
+    name: str
+    present: Any
+    namespace: SStr
+    has_selector: Any
+    selector: _Map
+
+
+@dataclass
 class SymCluster:
     """The symbolic objects, their validity constraints, and the string universe."""
 
@@ -146,6 +159,7 @@ class SymCluster:
     vocabulary: Vocabulary
     nodes: list[SymNode] = field(default_factory=list)
     pods: list[SymPod] = field(default_factory=list)
+    services: list[SymService] = field(default_factory=list)
     constraints: list[Any] = field(default_factory=list)
     size_terms: list[tuple[str, Any]] = field(default_factory=list)
     number_terms: list[Any] = field(default_factory=list)

@@ -76,7 +76,19 @@ class _SchedulerShape:
             "PodsOn": SFun(on),
             "NamespaceLabels": SFun(ns_labels),
             "PDBs": SSet([]),
-            "Services": SSet([]),
+            "Services": SSet(
+                [
+                    (
+                        s.present,
+                        srecord(
+                            metadata=srecord(name=s.name, namespace=s.namespace),
+                            spec=SFun({"selector": (s.has_selector, _fmap(s.selector))}),
+                        ),
+                    )
+                    for s in sc.services
+                ],
+                distinct=True,
+            ),
             "Controllers": SSet([]),
             "Now": NOW,
             "Profiles": lift(self.profiles),
