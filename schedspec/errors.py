@@ -9,6 +9,8 @@ stderr and exit code 2, never a traceback::
      │    ├── SpecSyntaxError          the text does not parse (carries Diagnostics)
      │    ├── SpecCheckError           the checker found errors (carries Diagnostics)
      │    └── EvalError                a definition failed while evaluating (span + message)
+     ├── LiveError                     schedspec.live: a live cluster cannot be read (kubeconfig,
+     │                                 unreachable server, refused credentials, RBAC)
      └── UsageError                    the command line is wrong
 """
 

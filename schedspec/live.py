@@ -204,8 +204,13 @@ def _api_client(source: Source) -> tuple[Any, str]:
             client_configuration=configuration,
             persist_config=False,
         )
+    except yaml.MarkedYAMLError as err:
+        mark, where = err.problem_mark, source.kubeconfig
+        if mark is not None:
+            where = f"{where}:{mark.line + 1}:{mark.column + 1}"
+        raise LiveError(f"{where}: invalid YAML: {err.problem}") from None
     except (ConfigException, OSError, yaml.YAMLError, ValueError, TypeError) as err:
-        message = str(err).strip() or type(err).__name__
+        message = " ".join(str(err).split()) or type(err).__name__
         raise LiveError(f"{source.kubeconfig}: invalid kubeconfig: {message}") from None
     configuration.retries = 0  # an unreachable server is reported at once, not after back-off
     context = source.context or _current_context(source.kubeconfig)
@@ -250,7 +255,7 @@ def _call(
     from urllib3.exceptions import HTTPError
 
     try:
-        response = method(*args, _request_timeout=60, **options)
+        response = method(*args, _request_timeout=(10, 60), **options)  # connect, read
         page = json.loads(response.data)
     except ApiException as err:
         raise _api_error(err, read, source, where) from None

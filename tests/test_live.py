@@ -216,8 +216,8 @@ def test_kubeconfig_not_yaml(capsys: pytest.CaptureFixture[str], tmp_path: Path)
     path.write_text("clusters: [unclosed\n")
     code, _, err = run(capsys, "explain", "--kubeconfig", str(path), "--pod", "a/b")
     assert code == 2
-    assert f"{path}: invalid kubeconfig: " in err
-    assert "Traceback" not in err
+    assert err.startswith(f"schedspec explain: {path}:2:1: invalid YAML: ")
+    assert err.count("\n") == 1
 
 
 def test_unknown_context(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

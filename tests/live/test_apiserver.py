@@ -185,3 +185,20 @@ def test_real_scheduler_binds_what_schedule_binds(
         bound = {f"{p.metadata.namespace}/{p.metadata.name}" for p in pods if p.spec.node_name}
         bound -= {object_key(p) for p in load(ROOT / "examples" / "zonal-web.yaml").bound_pods()}
     assert bound == expected
+
+
+def test_refused_credentials(
+    live_cluster: LiveCluster, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import yaml
+
+    config = yaml.safe_load(live_cluster.kubeconfig("admin").read_text())
+    config["users"][0]["user"]["token"] = "not-a-token"
+    path = tmp_path / "stale.kubeconfig"
+    path.write_text(yaml.safe_dump(config))
+    code, _, err = run(capsys, "eval", "--kubeconfig", str(path))
+    assert code == 2
+    assert err == (
+        f"schedspec eval: {live_cluster.server} (context admin): "
+        "the API server refused the credentials: Unauthorized\n"
+    )
