@@ -262,6 +262,11 @@ def _fit_args(s: ImplState, pod: Pod) -> tuple[frozenset[str], frozenset[str]]:
 
 
 def _spread_on(s: ImplState, pod: Pod) -> Callable[[NodeInfo], bool]:
+    """The pod's profile's PodTopologySpread Filter: its default constraints and the pod's own."""
+    fwk = s.framework(pod)
+    plugin = fwk.plugins.get("PodTopologySpread") if fwk is not None else None
+    if isinstance(plugin, pod_topology_spread.PodTopologySpread):
+        return plugin.fits_on(pod, s.nodes)
     return pod_topology_spread.fits_on(pod, s.nodes)
 
 

@@ -40,6 +40,7 @@ import yaml
 from schedspec.checker.strategies import spell_quantity
 from schedspec.cluster import from_objects, milli_value, value
 from schedspec.errors import ManifestError
+from schedspec.impl.errors import ConfigError
 
 __all__ = ["minimise", "to_yaml"]
 
@@ -81,7 +82,9 @@ class _Search:
         self.steps_left -= 1
         try:
             return bool(self.still_fails(copy.deepcopy(candidate)))
-        except ManifestError:
+        except (ManifestError, ConfigError):
+            # a configuration the scheduler refuses (e.g. defaultConstraints left under
+            # defaultingType System once the minimiser dropped the type) is no cluster
             return False
 
 

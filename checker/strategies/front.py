@@ -15,7 +15,13 @@ from schedspec.checker.strategies.boundary import (
     _free_capacity,
     _pods_allocatable_at_the_edge,
 )
-from schedspec.checker.strategies.kinds import _namespace, _pdb, _priority_classes
+from schedspec.checker.strategies.kinds import (
+    _namespace,
+    _namespace_of,
+    _pdb,
+    _priority_classes,
+    _selecting,
+)
 from schedspec.checker.strategies.node import _node
 from schedspec.checker.strategies.pod import _pod
 from schedspec.checker.strategies.pools import NAMESPACES, Obj
@@ -124,13 +130,10 @@ def _cluster_objects(
                 _at_the_boundary(pch, pod, free)
     _pods_allocatable_at_the_edge(node_choices, node_list, bound)
     all_pods = [*bound, *pending]
-    return [*classes, *(_others(ch, all_pods) if extras else []), *node_list, *all_pods,
-            *(_pdbs(ch, all_pods) if extras else [])]  # fmt: skip
-
-
-def _namespace_of(obj: Obj) -> str:
-    namespace: str = obj["metadata"].get("namespace", "default")
-    return namespace
+    others = _others(ch, all_pods) if extras else []
+    pdbs = _pdbs(ch, all_pods) if extras else []
+    selecting = _selecting(_choices(draw), all_pods) if extras else []
+    return [*classes, *others, *node_list, *all_pods, *pdbs, *selecting]
 
 
 def _others(ch: _Choices, all_pods: Sequence[Obj]) -> list[Obj]:
@@ -162,7 +165,9 @@ def cluster_objects(
 ) -> SearchStrategy[list[Obj]]:
     """A list of manifests that ``from_objects`` loads: nodes ``node-0``…, pods ``pod-0``… (at
     least ``min_pending`` of them pending; the others bound to existing nodes or pending), and
-    with ``extras`` PriorityClasses, Namespace objects and PodDisruptionBudgets.
+    with ``extras`` PriorityClasses, Namespace objects, PodDisruptionBudgets, Services and pod
+    controllers (ReplicaSets, StatefulSets, ReplicationControllers named by the pods' owner
+    references).
 
     Pending pods are biased to request exactly a node's free capacity, or one unit more or less;
     nodes' ``pods`` allocatable to their pod count or one more. ``in_place_resize=False`` leaves

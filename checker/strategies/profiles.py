@@ -82,6 +82,26 @@ def _added_affinity(draw: DrawFn) -> Obj:
 
 
 @st.composite
+def _spread_defaults(draw: DrawFn) -> Obj:
+    """PodTopologySpreadArgs: defaultingType List with zero to two default constraints (the
+    system defaults are the v1 default, drawn whenever this is not)."""
+    constraints = []
+    keys = draw(st.lists(st.sampled_from(TOPOLOGY_KEYS), max_size=2, unique=True))
+    for key in keys:
+        when = draw(st.sampled_from(("DoNotSchedule", "ScheduleAnyway")))
+        c: Obj = {"maxSkew": draw(st.integers(1, 3)), "topologyKey": key,
+                  "whenUnsatisfiable": when}  # fmt: skip
+        if when == "DoNotSchedule" and draw(st.integers(0, 3)) == 0:
+            c["minDomains"] = draw(st.integers(1, 3))
+        if draw(st.integers(0, 3)) == 0:
+            c["nodeTaintsPolicy"] = "Honor"
+        if draw(st.integers(0, 4)) == 0:
+            c["nodeAffinityPolicy"] = "Ignore"
+        constraints.append(c)
+    return {"defaultingType": "List", "defaultConstraints": constraints}
+
+
+@st.composite
 def _profile(draw: DrawFn, name: str) -> Obj:
     plugins: dict[str, Any] = {}
     args: dict[str, Obj] = {}
@@ -141,6 +161,8 @@ def _profile(draw: DrawFn, name: str) -> Obj:
         ipa["ignorePreferredTermsOfExistingPods"] = True
     if ipa:
         args["InterPodAffinity"] = ipa
+    if draw(st.integers(0, 3)) == 0:
+        args["PodTopologySpread"] = draw(_spread_defaults())
     profile: Obj = {"schedulerName": name}
     if plugins:
         profile["plugins"] = plugins

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from hypothesis.strategies import DrawFn, SearchStrategy
 
 from schedspec.checker.strategies.front import _choices
+from schedspec.checker.strategies.kinds import _selecting
 from schedspec.checker.strategies.node import _tagged
 from schedspec.checker.strategies.pod import _PREFERRED, _REQUIRED, _WEIGHTS
 from schedspec.checker.strategies.pools import (
@@ -188,7 +189,8 @@ def _scoring_objects(draw: DrawFn, nodes: tuple[int, int], pending: tuple[int, i
     waiting: list[Obj] = []
     for i in range(draw(st.integers(*pending))):
         waiting.append(_score_pending(_choices(draw), f"pod-{len(bound) + i}", names))
-    return [*node_list, *bound, *waiting]
+    selecting = _selecting(_choices(draw), [*bound, *waiting])
+    return [*node_list, *bound, *waiting, *selecting]
 
 
 def scoring_cluster_objects(

@@ -215,9 +215,15 @@ def fits(pod: Pod, node_info: NodeInfo, all_nodes: Sequence[NodeInfo]) -> bool:
 def fits_on(pod: Pod, all_nodes: Sequence[NodeInfo]) -> Callable[[NodeInfo], bool]:
     """:func:`fits` for ``pod`` on each node in turn: the counts per domain depend on the pod
     and ``all_nodes`` only, so they are made once (PreFilter) and each call filters one node."""
+    return _fits_on(pod, all_nodes, _constraints(pod, "DoNotSchedule"))
+
+
+def _fits_on(
+    pod: Pod, all_nodes: Sequence[NodeInfo], constraints: list[_Constraint]
+) -> Callable[[NodeInfo], bool]:
     if _constraints_error(pod, "DoNotSchedule") is not None:
         return lambda node_info: False
-    s = _pre_filter_state(pod, all_nodes, _constraints(pod, "DoNotSchedule"))
+    s = _pre_filter_state(pod, all_nodes, constraints)
     return lambda node_info: node_info.node is not None and _filter(s, node_info.node) is None
 
 
@@ -326,6 +332,10 @@ class PodTopologySpread:
     def _hard_constraints(self, pod: Pod) -> list[_Constraint]:
         """``getConstraints``: the DoNotSchedule constraints (the only ones that reject)."""
         return self._constraints(pod, "DoNotSchedule")
+
+    def fits_on(self, pod: Pod, all_nodes: Sequence[NodeInfo]) -> Callable[[NodeInfo], bool]:
+        """The module's :func:`fits_on` with this profile's default constraints."""
+        return _fits_on(pod, all_nodes, self._hard_constraints(pod))
 
     def name(self) -> str:
         return NAME
