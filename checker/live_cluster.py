@@ -53,10 +53,13 @@ from schedspec.errors import SchedspecError
 __all__ = [
     "BINARIES",
     "USERS",
+    "Child",
     "LiveCluster",
     "LiveClusterError",
     "binary_dir",
     "ensure_binaries",
+    "free_port",
+    "source_dir",
 ]
 
 _TAIL = 40

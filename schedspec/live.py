@@ -40,9 +40,12 @@ from schedspec.shapes import SHAPES
 from schedspec.validate import KINDS
 
 __all__ = [
+    "PAGE_SIZE",
     "READ",
     "LiveError",
+    "Read",
     "Source",
+    "add_snapshot_parser",
     "add_source_flags",
     "cluster_from_args",
     "manifest",
@@ -50,6 +53,7 @@ __all__ = [
     "read_objects",
     "run_snapshot",
     "snapshot_list",
+    "source_from_args",
 ]
 
 PAGE_SIZE = 500

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import apply
+from live_objects import apply
 
 from schedspec.checker.live_cluster import LiveCluster
 from schedspec.cli import main
