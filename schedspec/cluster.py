@@ -30,6 +30,8 @@ field                                   filled with
 ``metadata.namespace`` of namespaced    ``"default"`` (dropped on cluster-scoped kinds)
 kinds
 any ``metadata.uid``                    uuid5 of ``kind/namespace/name`` when absent
+an owner reference's ``uid``            the same uuid5 of the owner it names (the uid that
+                                        owner gets when it is loaded without one)
 Pod ``spec.schedulerName``              ``"default-scheduler"``
 Pod ``status.phase``                    ``"Pending"``
 Pod ``…ports[].protocol``               ``"TCP"`` (containers and initContainers)
@@ -88,7 +90,8 @@ What load rejects (a ``ManifestError``):
   ``priority``/``preemptionPolicy`` that differs from the named class; ``status.phase`` not a
   pod phase; ``terminationGracePeriodSeconds`` < 0; a volume without a DNS-label ``name``, or a
   duplicate one; an owner reference without ``kind``/``name``
-  (``apiVersion`` and ``uid``, which the API server requires too, may be left out), or a second
+  (``apiVersion``, which the API server requires too, may be left out; a missing ``uid`` is
+  filled in), or a second
   one with ``controller: true``;
 - Node: ``spec.unschedulable`` not a bool; taints (key a label key, value a label value, effect
   required, no duplicate key+effect); ``status.capacity``/``allocatable`` quantities;
@@ -300,6 +303,10 @@ def _default_metadata(obj: dict[str, Any]) -> None:
         meta.pop("namespace", None)
     if not meta.get("uid"):
         meta["uid"] = _default_uid(f"{kind}/{meta.get('namespace', '')}/{meta['name']}")
+    for ref in meta.get("ownerReferences") or ():
+        if not ref.get("uid"):
+            # the uid the owner gets when it is loaded without one (owners share the namespace)
+            ref["uid"] = _default_uid(f"{ref['kind']}/{meta.get('namespace', '')}/{ref['name']}")
 
 
 @functools.lru_cache(maxsize=4096)

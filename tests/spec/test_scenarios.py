@@ -31,7 +31,7 @@ FILES = sorted(SCENARIOS.rglob("*.yaml"))
 IDS = [f.relative_to(SCENARIOS).with_suffix("").as_posix() for f in FILES]
 DIRECTORIES = {
     "unschedulable", "nodename", "taints", "node-affinity", "fit", "ports", "interpod",
-    "spread", "nominated", "scores", "preemption",
+    "spread", "spread-defaults", "nominated", "scores", "preemption",
 }  # fmt: skip
 
 # Definitions of scheduler.tla a scenario may name, by the shape of their expectation.
