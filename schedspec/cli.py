@@ -71,6 +71,9 @@ def _parser() -> argparse.ArgumentParser:
     add_snapshot_parser(sub)
     _solver_parsers(sub)
     _oracle_parsers(sub)
+    from schedspec.spec.bmc_cli import add_parser as bmc_parser
+
+    bmc_parser(sub)
     from schedspec.checker.autoscale_cli import add_parser as autoscale_parser
 
     autoscale_parser(sub)
@@ -157,6 +160,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _schedule(args, sys.stdout)
         if args.command == "snapshot":
             return run_snapshot(args, sys.stdout)
+        if args.command == "bmc":
+            from schedspec.spec.bmc_cli import run_bmc
+
+            return run_bmc(args, sys.stdout)
         if args.command == "oracle":
             from schedspec.checker.oracle import run_oracle_command
 

@@ -176,6 +176,13 @@ class StateMachine:
             for inner in self._bindings(e.bounds, env, state, assigned, primed):
                 yield from then(_Work(e.body, inner))
             return
+        if isinstance(e, A.Let):
+            # as the closures of .python expect: each LET definition sees the LET's bindings
+            inner = dict(env)
+            for d in e.defs:
+                inner["$let:" + d.name] = inner
+            yield from then(_Work(e.body, inner))
+            return
         if isinstance(e, A.If):
             cond = self._eval(e.cond, env, state, assigned, primed)
             yield from then(_Work(e.then if cond is True else e.else_, env))

@@ -7,11 +7,13 @@ integer, a boolean or a string becomes a free Z3 term (a string: a code into the
 string universe). Sets and sequences in the state have no fixed shape and are refused; write a
 set of plugins as a function ``[Plugins → BOOLEAN]``.
 
-For k = 0, 1, …, K the solver is asked for a behaviour ``s0 → … → sk`` (Init on s0, Next on
-each pair) in which an invariant is FALSE at sk, or in which evaluating Init, Next or an
-invariant errs (a key outside a function's DOMAIN, …). *unsat* at every k is "holds for every
-behaviour of at most K steps within these constants" — never more; *unknown* (a timeout) is
-reported as such, never as holding. A counterexample is read back as concrete states and
+The solver is asked for a behaviour ``s0 → … → sk`` with k ≤ K (Init on s0, Next on each pair)
+in which an invariant is FALSE at sk, or in which evaluating Init, Next or an invariant errs (a
+key outside a function's DOMAIN, …): by default in one query over every depth at once, or depth
+by depth (``incremental``: one query per k on one incremental solver, so the first
+counterexample is a shortest one and each depth is timed). *unsat* is "holds for every behaviour
+of at most K steps within these constants" — never more; *unknown* (a timeout) is reported as
+such, never as holding. A counterexample is read back as concrete states and
 replayed on the executable backend, which names each step's action and must agree that each
 step is a Next step and that the invariant fails at the end.
 """
@@ -84,11 +86,15 @@ def bmc(
     steps: int,
     *,
     timeout: float = 60.0,
+    incremental: bool = False,
     on_depth: Callable[[int, float], None] | None = None,
 ) -> BmcResult:
     """Check ``invariants`` (definition names or formulas) on every behaviour of ≤ ``steps``
-    steps. ``timeout`` bounds the whole run (compilation and solving)."""
-    return _Bmc(module, constants, invariants, timeout).run(steps, on_depth)
+    steps. ``timeout`` bounds the whole run (compilation and solving). ``incremental`` asks
+    depth by depth (a shortest counterexample, a time per depth, ``on_depth`` called after
+    each); otherwise one query covers every depth at once, which solves faster."""
+    machine = _Bmc(module, constants, invariants, timeout)
+    return machine.run(steps, on_depth, incremental)
 
 
 class _Bmc:
@@ -162,33 +168,64 @@ class _Bmc:
         return {**self.state(i), **nxt}
 
     # -- the loop ---------------------------------------------------------------------------------
-    def run(self, steps: int, on_depth: Callable[[int, float], None] | None) -> BmcResult:
-        times: list[float] = []
+    def run(
+        self, steps: int, on_depth: Callable[[int, float], None] | None, incremental: bool
+    ) -> BmcResult:
         try:
             init, init_err = self.formula(INIT, self.state(0))
             self.solver.add(_z(conj(init, neg(init_err))))
-            for k in range(steps + 1):
-                started = time.monotonic()
-                checks = (self.formula(i, self.state(k)) for i in self.invariants)
-                bad = [disj(neg(v), e) for v, e in checks]
-                bad.append(init_err if k == 0 else False)
-                step, step_err = (True, False)
-                if k < steps:
-                    step, step_err = self.formula(NEXT, self.step_env(k))
-                verdict = self.check(disj(*bad, step_err))
-                if verdict == z3.sat:
-                    times.append(time.monotonic() - started)
-                    return self.counterexample(k, times)
-                if verdict == z3.unknown:
-                    reason = self.solver.reason_unknown()
-                    return BmcResult("unknown", k, seconds_per_depth=times, reason=reason)
-                self.solver.add(_z(conj(step, neg(step_err))))
-                times.append(time.monotonic() - started)
-                if on_depth is not None:
-                    on_depth(k, times[-1])
+            if incremental:
+                return self.by_depth(steps, init_err, on_depth)
+            return self.at_once(steps, init_err)
         except CompileTimeout:
-            return BmcResult("unknown", len(times), seconds_per_depth=times, reason="timeout")
+            return BmcResult("unknown", 0, reason="timeout while building the formula")
+
+    def violation(self, k: int, last: bool) -> tuple[Bool, Bool]:
+        """(an invariant fails or errs at s_k, or Next errs from s_k; Next on s_k → s_k+1)."""
+        checks = [self.formula(i, self.state(k)) for i in self.invariants]
+        bad = [disj(neg(v), e) for v, e in checks]
+        step, step_err = (True, False) if last else self.formula(NEXT, self.step_env(k))
+        return disj(*bad, step_err), conj(step, neg(step_err))
+
+    def at_once(self, steps: int, init_err: Bool) -> BmcResult:
+        """One query: a violation at any depth ≤ ``steps`` (faster than depth by depth; the
+        counterexample is cut at its first violation but need not be the shortest)."""
+        started = time.monotonic()
+        bad = [init_err]
+        for k in range(steps + 1):
+            b, step = self.violation(k, k == steps)
+            bad.append(b)
+            self.solver.add(_z(step))
+        verdict = self.check(disj(*bad))
+        took = [time.monotonic() - started]
+        if verdict == z3.sat:
+            return self.counterexample(steps, took)
+        if verdict == z3.unknown:
+            return BmcResult("unknown", steps, seconds_per_depth=took, reason=self.reason())
+        return BmcResult("holds", steps, seconds_per_depth=took)
+
+    def by_depth(
+        self, steps: int, init_err: Bool, on_depth: Callable[[int, float], None] | None
+    ) -> BmcResult:
+        """Depth by depth: the first counterexample found is a shortest one."""
+        times: list[float] = []
+        for k in range(steps + 1):
+            started = time.monotonic()
+            bad, step = self.violation(k, k == steps)
+            verdict = self.check(disj(bad, init_err if k == 0 else False))
+            times.append(time.monotonic() - started)
+            if verdict == z3.sat:
+                return self.counterexample(k, times)
+            if verdict == z3.unknown:
+                return BmcResult("unknown", k, seconds_per_depth=times, reason=self.reason())
+            self.solver.add(_z(step))
+            if on_depth is not None:
+                on_depth(k, times[-1])
         return BmcResult("holds", steps, seconds_per_depth=times)
+
+    def reason(self) -> str:
+        why = self.solver.reason_unknown()
+        return "timeout" if time.monotonic() >= self.deadline or "timeout" in why else why
 
     def check(self, query: Bool) -> Any:
         left = self.deadline - time.monotonic()
@@ -210,15 +247,16 @@ class _Bmc:
     # -- counterexamples --------------------------------------------------------------------------
     def counterexample(self, k: int, times: list[float]) -> BmcResult:
         model = self.model
-        states = [
-            {name: concrete(v, model, self.universe) for name, v in self.state(i).items()}
-            for i in range(k + 1)
-        ]
+        states: list[State] = []
+        for i in range(k + 1):
+            states.append({n: concrete(v, model, self.universe) for n, v in self.state(i).items()})
+            if self.failing(states[-1]) is not None:
+                break
         trace = [Step(INIT, states[0])]
         for before, after in itertools.pairwise(states):
             trace.append(Step(self.replay(before, after), after))
-        failed = self.failing(states[-1])
-        return BmcResult("violated", k, failed, trace, times)
+        failed = self.failing(states[-1]) or "an evaluation error of Init or Next"
+        return BmcResult("violated", len(states) - 1, failed, trace, times)
 
     def replay(self, before: State, after: State) -> str:
         """The action the executable backend names for ``before → after`` (it must be one)."""
@@ -229,7 +267,8 @@ class _Bmc:
                 return succ.action
         return NEXT
 
-    def failing(self, state: State) -> str:
+    def failing(self, state: State) -> str | None:
+        """The first invariant ``state`` violates (on the executable backend), or None."""
         for name in self.invariants:
             try:
                 ok = (
@@ -241,7 +280,7 @@ class _Bmc:
                 return f"{name} (evaluation error: {err})"
             if not ok:
                 return str(name)
-        return "an evaluation error of Init or Next"
+        return None
 
 
 def _as_expr(text: str, module: A.Module) -> A.Expr | None:
