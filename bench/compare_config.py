@@ -64,6 +64,14 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
          "shape": [{"utilization": 0, "score": 0}, {"utilization": 100, "score": 10}]}}), "sat"),
     ("addedAffinity (node-pool In [batch])",
      _config(pluginConfig=[{"name": "NodeAffinity", "args": {"addedAffinity": ADDED}}]), "sat"),
+    ("spread defaults System → List, none",
+     _config(pluginConfig=[{"name": "PodTopologySpread", "args": {"defaultingType": "List"}}]),
+     "sat"),
+    ("spread defaults → zone maxSkew 1 DoNotSchedule",
+     _config(pluginConfig=[{"name": "PodTopologySpread", "args": {
+         "defaultingType": "List", "defaultConstraints": [{
+             "maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone",
+             "whenUnsatisfiable": "DoNotSchedule"}]}}]), "sat"),
     ("plugin order only",
      _config(plugins={"multiPoint": {"enabled": [
          {"name": "ImageLocality", "weight": 1}, {"name": "TaintToleration", "weight": 3}]},

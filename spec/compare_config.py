@@ -314,6 +314,7 @@ def compare_configs(
             if answer.result != "unsat":
                 answer.seconds = time.monotonic() - start
                 answer.changes = changes(a, b)
+                answer.notes = notes  # the configurations' own notes too, not only the stage's
                 return answer
     names = ", ".join(sorted(pa))
     msg = (

@@ -64,6 +64,19 @@ CONFIGS = {
         requestedToCapacityRatio:
           shape: [{utilization: 0, score: 0}, {utilization: 100, score: 10}]
 """,
+    "spread-list-none": """profiles:
+- pluginConfig:
+  - name: PodTopologySpread
+    args: {defaultingType: List}
+""",
+    "spread-list-zone": """profiles:
+- pluginConfig:
+  - name: PodTopologySpread
+    args:
+      defaultingType: List
+      defaultConstraints:
+      - {maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule}
+""",
     "ratio-no-shape": """profiles:
 - pluginConfig:
   - name: NodeResourcesFit
@@ -96,6 +109,8 @@ def _ask(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict]:  #
         ("most-allocated", "decision", "NodeResourcesFit"),
         ("ratio", "decision", "NodeResourcesFit"),
         ("added-affinity", "feasible", "NodeAffinity"),
+        ("spread-list-none", "decision", "PodTopologySpread"),
+        ("spread-list-zone", "feasible", "PodTopologySpread"),
     ],
 )
 def test_a_configuration_change_gets_a_witness_both_spec_and_impl_decide_differently(
@@ -114,6 +129,21 @@ def test_a_configuration_change_gets_a_witness_both_spec_and_impl_decide_differe
     assert impl["A"][field] == spec["A"][field] and impl["B"][field] == spec["B"][field], shown
     assert any(plugin in line for line in report["changes"]), shown
     assert any(plugin in line for line in report["difference"]), shown
+
+
+def test_a_default_spread_constraint_s_witness_holds_what_selects_its_pod(
+    configs: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, report = _ask(capsys, configs["default"], configs["spread-list-none"])
+    assert code == 1
+    pod = next(o for o in report["objects"] if f"default/{o['metadata']['name']}" == report["pod"])
+    services = [o for o in report["objects"] if o["kind"] == "Service"]
+    labels = pod["metadata"].get("labels") or {}
+    selected = [s for s in services if s["spec"].get("selector")
+                and all(labels.get(k) == v for k, v in s["spec"]["selector"].items())]  # fmt: skip
+    assert selected, report["objects"]  # without one, no default constraint would apply
+    assert "PodTopologySpread defaultingType: System → List" in report["changes"]
+    assert any("Service" in note for note in report["notes"])
 
 
 def test_the_witness_written_under_each_configuration_reloads(
