@@ -45,9 +45,9 @@ def _owned(labels: dict[str, str], owner: tuple[str, str, str] | None = None) ->
 
 
 RS = ("ReplicaSet", {"metadata": {"name": "web-5d8", "namespace": NS},
-                     "spec": {"selector": {"matchLabels": {"pod-template-hash": "5d8"}}}})  # fmt: skip
+      "spec": {"selector": {"matchLabels": {"pod-template-hash": "5d8"}}}})  # fmt: skip
 RC = ("ReplicationController", {"metadata": {"name": "legacy", "namespace": NS},
-                                "spec": {"selector": {"app": "web", "track": "stable"}}})  # fmt: skip
+      "spec": {"selector": {"app": "web", "track": "stable"}}})  # fmt: skip
 SS = ("StatefulSet", {"metadata": {"name": "db", "namespace": NS}, "spec": {"selector": {
     "matchExpressions": [{"key": "role", "operator": "In", "values": ["primary"]}]}}})  # fmt: skip
 LABELS = {"app": "web", "track": "stable", "pod-template-hash": "5d8", "role": "primary"}
