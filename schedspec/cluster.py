@@ -344,18 +344,8 @@ def _defaulted(kind: str, doc: Doc) -> dict[str, Any]:
 _Loaded = list[tuple[dict[str, Any], Ctx]]
 
 
-_OTHER_KINDS = frozenset(
-    {
-        "DaemonSet",
-        "ConfigMap",
-        "MachineDeployment",
-        "MachineSet",
-        "Service",
-        "ReplicationController",
-        "ReplicaSet",
-        "StatefulSet",
-    }
-)
+# kept in ``Cluster.others``: every namespaced kind but the two with fields of their own
+_OTHER_KINDS = NAMESPACED - {"Pod", "PodDisruptionBudget"}
 SELECTING_KINDS = ("Service", "ReplicationController", "ReplicaSet", "StatefulSet")
 """The kinds whose selectors make PodTopologySpread's default constraints (in ``others``)."""
 
