@@ -29,7 +29,14 @@ from hypothesis import strategies as st
 
 from schedspec.cluster import loads
 from schedspec.spec.compile.python import compile_module
-from schedspec.spec.compile.z3 import Compiler, Result, Universe, Z3Unsupported, concrete
+from schedspec.spec.compile.z3 import (
+    Compiler,
+    Result,
+    Universe,
+    Z3Unsupported,
+    as_z3bool,
+    concrete,
+)
 from schedspec.spec.errors import EvalError
 from schedspec.spec.kube.symbolic import Bounds, SymCluster
 from schedspec.spec.load import LoadedSpec, load_spec
@@ -78,6 +85,7 @@ class World:
     sc: SymCluster
     universe: Universe
     specs: dict[str, Compiled]
+    bounds: Bounds
 
 
 def _roles(params: tuple[str, ...]) -> tuple[str, ...] | None:
@@ -96,27 +104,30 @@ def _roles(params: tuple[str, ...]) -> tuple[str, ...] | None:
     return tuple(out)
 
 
-def _slots(roles: tuple[str, ...]) -> Iterator[tuple[int, ...]]:
+def _slots(roles: tuple[str, ...], bounds: Bounds) -> Iterator[tuple[int, ...]]:
     ranges = [
-        range(BOUNDS.pods) if r == "pod" else range(BOUNDS.nodes) if r == "node" else range(1)
+        range(bounds.pods) if r == "pod" else range(bounds.nodes) if r == "node" else range(1)
         for r in roles
     ]
     return itertools.product(*ranges)
 
 
 @cache
-def world() -> World:
+def world(bounds: Bounds = BOUNDS, only: frozenset[str] | None = None) -> World:
+    """Every definition of both specs compiled over ``bounds``; ``only``: just those of
+    scheduler.tla."""
     universe = Universe()
-    loaded = {name: load_spec(name) for name in ("scheduler", "textbook")}
+    names = ("scheduler",) if only is not None else ("scheduler", "textbook")
+    loaded = {name: load_spec(name) for name in names}
     compilers = {name: Compiler(ls.module, universe) for name, ls in loaded.items()}
-    sc = SymCluster.build(BOUNDS, universe)
+    sc = SymCluster.build(bounds, universe)
     specs = {}
     for name, ls in loaded.items():
         comp = compilers[name]
         if name == "textbook":
             consts = sc.textbook_constants()
             objects = [r for _, r in consts["Objects"].items]
-            nodes, pods = objects[: BOUNDS.nodes], objects[BOUNDS.nodes :]
+            nodes, pods = objects[: bounds.nodes], objects[bounds.nodes :]
             snapshot = consts["Objects"]
         else:
             consts = sc.scheduler_constants()
@@ -129,11 +140,11 @@ def world() -> World:
         roles_of: dict[str, tuple[str, ...]] = {}
         for d in ls.module.definitions:
             roles = _roles(tuple(p.name for p in d.params))
-            if roles is None:
+            if roles is None or (only is not None and d.name not in only):
                 continue
             roles_of[d.name] = roles
             try:
-                for slot in _slots(roles):
+                for slot in _slots(roles, bounds):
                     args: list[Any] = []
                     for role, k in zip(roles, slot, strict=True):
                         if role == "pod":
@@ -148,15 +159,16 @@ def world() -> World:
             except Z3Unsupported as err:
                 unsupported[d.name] = str(err)
         specs[name] = Compiled(ls, terms, unsupported, roles_of)
-    return World(sc, universe, specs)
+    return World(sc, universe, specs, bounds)
 
 
-def _model(choices: list[int]) -> z3.ModelRef:
+def _model(choices: list[int], w: World | None = None, *extra: Any) -> z3.ModelRef:
     """The valid cluster nearest to the drawn one: each leaf takes its drawn candidate value
-    unless the API's validity rules forbid it (those draws are dropped, unsat core by core)."""
-    w = world()
+    unless the API's validity rules forbid it (those draws are dropped, unsat core by core).
+    ``extra``: constraints the cluster must meet besides validity."""
+    w = w or world()
     s = z3.Solver()
-    s.add(*w.sc.constraints)
+    s.add(*w.sc.constraints, *extra)
     wanted = {}
     for k, (leaf, values) in enumerate(w.sc.candidates):
         pick = values[choices[k % len(choices)] % len(values)] if choices else values[0]
@@ -176,8 +188,8 @@ def _python_value(program: Any, name: str, args: list[Any]) -> tuple[bool, Any]:
         return False, str(err)
 
 
-def _check_cluster(model: z3.ModelRef) -> list[str]:
-    w = world()
+def _check_cluster(model: z3.ModelRef, w: World | None = None) -> list[str]:
+    w = w or world()
     objects = w.sc.objects(model)
     cluster = loads(yaml.safe_dump_all(objects), source="<generated>")
     problems = []
@@ -186,9 +198,9 @@ def _check_cluster(model: z3.ModelRef) -> list[str]:
         program = compile_module(comp.spec.module, world_c.constants)
         pods = [
             world_c.pods[f"{_ns(model, w, j)}/pod-{j}"] if _present(model, w.sc.pods[j]) else None
-            for j in range(BOUNDS.pods)
+            for j in range(w.bounds.pods)
         ]
-        nodes = [world_c.nodes.get(f"node-{i}") for i in range(BOUNDS.nodes)]
+        nodes = [world_c.nodes.get(f"node-{i}") for i in range(w.bounds.nodes)]
         for (dname, slot), res in comp.terms.items():
             roles = comp.roles[dname]
             args: list[Any] = []
@@ -286,6 +298,42 @@ CHOICES = st.lists(st.integers(0, 9), min_size=1, max_size=400)
 def test_z3_terms_take_the_executable_values(choices: list[int]) -> None:
     problems = _check_cluster(_model(choices))
     assert not problems, "\n".join(problems)
+
+
+# PodTopologySpread's default constraints: a Service Z3 may place in either namespace, with a nil
+# or label-map selector, so the deduced selector (and its absence) is checked too
+DEFAULTS_BOUNDS = Bounds(nodes=2, pods=2, keys=2, values=2, namespaces=2, taints=0,
+                         tolerations=0, init_containers=0, ports=0, terms=0, affinity=0,
+                         preferred=0, spread=1, services=1)  # fmt: skip
+DEFAULTS = frozenset({"SelectingServices", "DefaultSelectorEmpty", "Spread", "SpreadOK",
+                      "SpreadScoreIgnored", "SpreadRaw", "PodTopologySpreadScore"})  # fmt: skip
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(choices=CHOICES)
+def test_z3_terms_of_default_spread_constraints_take_the_executable_values(
+    choices: list[int],
+) -> None:
+    w = world(DEFAULTS_BOUNDS, DEFAULTS)
+    assert {name for name, _ in w.specs["scheduler"].terms} == DEFAULTS
+    # drawn clusters almost never have a Service selecting a pod without constraints of its
+    # own: every other example asks for one (pod-0 gets the default constraints)
+    forced = choices[0] % 2 == 0
+    extra = []
+    if forced:
+        pod = w.sc.pods[0]
+        empty = w.specs["scheduler"].terms["DefaultSelectorEmpty", (0,)].value
+        extra = [pod.present, z3.Not(z3.Or(*(s.present for s in pod.spread))),
+                 z3.Not(as_z3bool(empty))]  # fmt: skip
+    model = _model(choices, w, *extra)
+    problems = _check_cluster(model, w)
+    assert not problems, "\n".join(problems)
+    if forced:  # the executable backend sees the default constraints too
+        cluster = loads(yaml.safe_dump_all(w.sc.objects(model)), source="<generated>")
+        spec = w.specs["scheduler"].spec
+        view = spec.view.build(cluster)
+        program = compile_module(spec.module, view.constants)
+        assert program.call("Spread", view.pods[f"{_ns(model, w, 0)}/pod-0"])
 
 
 @pytest.mark.campaign
