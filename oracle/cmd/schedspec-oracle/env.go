@@ -75,14 +75,37 @@ func newEnv(c *cluster) (*env, error) {
 	}
 	e.sched = sched
 	e.factory.Start(ctx.Done())
-	e.factory.WaitForCacheSync(ctx.Done())
-	syncCtx, syncCancel := context.WithTimeout(ctx, 30*time.Second)
-	defer syncCancel()
-	if err := sched.WaitForHandlersSync(syncCtx); err != nil {
+	if err := e.waitForSync(30 * time.Second); err != nil {
 		e.close()
-		return nil, fmt.Errorf("syncing the scheduler's event handlers: %v", err)
+		return nil, err
 	}
 	return e, nil
+}
+
+// waitForSync waits until every started informer has listed and the scheduler's event handlers
+// have seen every listed object. client-go's WaitForCacheSync and the scheduler's
+// WaitForHandlersSync check at once and then every 100 ms; a fake clientset lists in
+// microseconds, so those first 100 ms were most of a request. Here the same conditions are
+// checked every 100 µs: one immediate check each, under an already-closed stop channel.
+func (e *env) waitForSync(limit time.Duration) error {
+	done := make(chan struct{})
+	close(done)
+	closedCtx, cancel := context.WithCancel(e.ctx)
+	cancel()
+	deadline := time.Now().Add(limit)
+	for {
+		synced := true
+		for _, ok := range e.factory.WaitForCacheSync(done) {
+			synced = synced && ok
+		}
+		if synced && e.sched.WaitForHandlersSync(closedCtx) == nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("syncing the scheduler's informers and event handlers: not done after %v", limit)
+		}
+		time.Sleep(100 * time.Microsecond)
+	}
 }
 
 func (e *env) close() {
