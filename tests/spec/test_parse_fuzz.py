@@ -53,7 +53,9 @@ SPACED = {
 }
 # from_lark refuses explicit strategies for terminals its start symbol cannot reach.
 SPACED_EXPR = {
-    k: v for k, v in SPACED.items() if k not in {"DASHES", "FOOTER", "MODULE", "EXTENDS"}
+    k: v
+    for k, v in SPACED.items()
+    if k not in {"DASHES", "FOOTER", "MODULE", "EXTENDS", "VARIABLES_KW", "CONSTANTS_KW"}
 }
 
 grammar_texts = st.one_of(
