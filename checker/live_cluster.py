@@ -375,7 +375,8 @@ class LiveCluster:
 
     def start_scheduler(self, config: Mapping[str, Any] | None = None) -> Child:
         """The real kube-scheduler in its production mode: the default profile (or ``config``, a
-        ``KubeSchedulerConfiguration`` whose client connection and leader election this sets),
+        ``KubeSchedulerConfiguration`` whose kubeconfig and leader election this sets; its other
+        ``clientConnection`` fields, e.g. ``qps`` and ``burst``, are kept),
         default parallelism, asynchronous binding, as ``system:kube-scheduler`` with delegated
         authentication/authorization; leader election off (one replica). Returns when its
         ``/healthz`` answers."""
@@ -395,7 +396,10 @@ class LiveCluster:
         else:
             written = {
                 **config,
-                "clientConnection": {"kubeconfig": kubeconfig},
+                "clientConnection": {
+                    **config.get("clientConnection", {}),
+                    "kubeconfig": kubeconfig,
+                },
                 "leaderElection": {"leaderElect": False},
             }
             path = self.workdir / "scheduler-config.yaml"
