@@ -37,7 +37,7 @@ from typing import Any
 import pytest
 import yaml
 
-import schedspec.cluster
+import schedspec.live
 from schedspec.autoscaling import Autoscaling
 from schedspec.checker.autoscale_cli import _inputs
 from schedspec.checker.autoscale_cli import add_parser as add_autoscale_parser
@@ -508,7 +508,8 @@ def _autoscaling(cluster: Cluster, flags: list[str]) -> Autoscaling:
     """The node groups ``schedspec autoscale`` builds from ``cluster`` and ``flags``."""
     args = _autoscale_parser().parse_args(["autoscale", "-", *flags])
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(schedspec.cluster, "load", lambda *paths: cluster)
+        # the CLI reads its files through schedspec.live (files or --kubeconfig)
+        patch.setattr(schedspec.live, "load", lambda *paths: cluster)
         return _inputs(args)[1]
 
 
