@@ -39,7 +39,7 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -373,13 +373,15 @@ class LiveCluster:
         assert self.workdir is not None
         return self.workdir / f"{user}.kubeconfig"
 
-    def start_scheduler(self, config: Mapping[str, Any] | None = None) -> Child:
+    def start_scheduler(
+        self, config: Mapping[str, Any] | None = None, args: Sequence[str] = ()
+    ) -> Child:
         """The real kube-scheduler in its production mode: the default profile (or ``config``, a
         ``KubeSchedulerConfiguration`` whose kubeconfig and leader election this sets; its other
         ``clientConnection`` fields, e.g. ``qps`` and ``burst``, are kept),
         default parallelism, asynchronous binding, as ``system:kube-scheduler`` with delegated
-        authentication/authorization; leader election off (one replica). Returns when its
-        ``/healthz`` answers."""
+        authentication/authorization; leader election off (one replica); ``args`` are more
+        flags (e.g. ``-v=2``). Returns when its ``/healthz`` answers."""
         assert self.workdir is not None
         binaries, port = binary_dir(), free_port()
         kubeconfig = str(self.kubeconfig("scheduler"))
@@ -405,6 +407,7 @@ class LiveCluster:
             path = self.workdir / "scheduler-config.yaml"
             path.write_text(json.dumps(written))
             argv.append(f"--config={path}")
+        argv += args
         step = time.monotonic()
         child = self._spawn("kube-scheduler", argv)
         insecure = ssl.create_default_context()

@@ -74,3 +74,19 @@ def test_preemption_workload_preempts_and_priority_comes_from_its_class() -> Non
     cluster = from_objects(race.workload("PreemptionBasic", 3).objects)
     high = [p for p in cluster.pods if not p["spec"].get("nodeName")]
     assert {p["spec"]["priority"] for p in high} == {10}
+
+
+def test_log_stamps_reads_bindings_and_preemptions_from_the_scheduler_log() -> None:
+    lines = [
+        'I1125 14:05:59.100000   13284 preemption.go:199] "Preemptor Pod preempted victim Pod"'
+        ' preemptor="default/pod-0" victim="default/init-1" node="node-1"',
+        'I1125 14:06:00.250000   13284 schedule_one.go:346] "Successfully bound pod to node"'
+        ' pod="default/pod-0" node="node-1" evaluatedNodes=5 feasibleNodes=1',
+        'I1125 14:06:00.750000   13284 schedule_one.go:346] "Successfully bound pod to node"'
+        ' pod="default/init-9" node="node-1" evaluatedNodes=5 feasibleNodes=1',
+        'E1125 14:06:01.000000   13284 x.go:1] "Successfully bound pod to node" pod="default/pod-1"',
+        "not a klog line",
+    ]
+    bound, first = race.log_stamps(lines, frozenset({"default/pod-0", "default/pod-1"}))
+    assert bound == {"default/pod-0": 14 * 3600 + 6 * 60 + 0.25}
+    assert first == 14 * 3600 + 5 * 60 + 59.1
