@@ -84,7 +84,8 @@ def test_log_stamps_reads_bindings_and_preemptions_from_the_scheduler_log() -> N
         ' pod="default/pod-0" node="node-1" evaluatedNodes=5 feasibleNodes=1',
         'I1125 14:06:00.750000   13284 schedule_one.go:346] "Successfully bound pod to node"'
         ' pod="default/init-9" node="node-1" evaluatedNodes=5 feasibleNodes=1',
-        'E1125 14:06:01.000000   13284 x.go:1] "Successfully bound pod to node" pod="default/pod-1"',
+        'E1125 14:06:01.000000   13284 x.go:1] "Successfully bound pod to node"'
+        ' pod="default/pod-1"',
         "not a klog line",
     ]
     bound, first = race.log_stamps(lines, frozenset({"default/pod-0", "default/pod-1"}))
