@@ -108,15 +108,21 @@ class StateMachine:
             out.append(self._complete(assigned, INIT))
         return _distinct(out)
 
-    def successors(self, state: Mapping[str, Value]) -> list[Successor]:
-        """Every ``Next`` step from ``state``, each labelled with the action taken."""
-        nxt = self.defs[NEXT]
+    def successors(
+        self, state: Mapping[str, Value], action: str = NEXT, *args: Value
+    ) -> list[Successor]:
+        """Every ``Next`` step from ``state``, each labelled with the action taken; or only the
+        steps of ``action(args)`` (trace validation asks for the step an implementation's
+        event names)."""
+        d = self.defs[action]
+        env = {p.name: v for p, v in zip(d.params, args, strict=True)}
+        label = "" if action == NEXT else _label(action, args)
         out: dict[tuple[Any, ...], Successor] = {}
-        for assigned, label in self._solve(
-            [_Work(nxt.body, {})], dict(state), {}, primed=True, label=""
+        for assigned, lab in self._solve(
+            [_Work(d.body, env)], dict(state), {}, primed=True, label=label
         ):
-            s = self._complete(assigned, label or NEXT)
-            out.setdefault(tuple(s.items()), Successor(label or NEXT, s))
+            s = self._complete(assigned, lab or NEXT)
+            out.setdefault(tuple(s.items()), Successor(lab or NEXT, s))
         return list(out.values())
 
     def _complete(self, assigned: Mapping[str, Value], where: str) -> State:
