@@ -45,14 +45,17 @@ are outside it, as creation is. ``--client-qps`` sets the scheduler's
     python3 bench/race.py --nodes 5000             # at 5000 nodes
     python3 bench/race.py --only SchedulingBasic --nodes 500 5000 --pods 200
     python3 bench/race.py --impl-only              # no control plane (impl's figure alone)
+    python3 bench/race.py --impl-only --profile --only SchedulingBasic   # where impl's time goes
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
 import http.client
 import json
 import os
+import pstats
 import re
 import ssl
 import sys
@@ -281,14 +284,20 @@ class Figure:
         return self.counted / self.seconds if self.seconds > 0 else 0.0
 
 
-def run_impl(load: Workload) -> Figure:
+def run_impl(load: Workload, profile: bool = False) -> Figure:
     scheduler = build(from_objects(load.objects))
     # Deliver the initial watch events (informer sync) before the clock starts.
     while scheduler.loop.pending() and not scheduler.queue.pending():
         scheduler.loop.run_one()
+    profiler = cProfile.Profile() if profile else None
     start = time.perf_counter()
-    scheduler.run()
+    if profiler is not None:
+        profiler.runcall(scheduler.run)
+    else:
+        scheduler.run()
     elapsed = time.perf_counter() - start
+    if profiler is not None:
+        pstats.Stats(profiler).sort_stats("tottime").print_stats(20)
     bindings = result_of(scheduler).bindings
     bound = sum(1 for key in bindings if key in load.measured)
     pct = scheduler.config.percentage_of_nodes_to_score
@@ -565,6 +574,7 @@ def main() -> None:
     stall_help = "give up on the real scheduler after this many seconds without an event"
     parser.add_argument("--stall", type=float, default=60.0, help=stall_help)
     parser.add_argument("--impl-only", action="store_true", help="no control plane")
+    parser.add_argument("--profile", action="store_true", help="cProfile impl's run (slower)")
     args = parser.parse_args()
     print(f"load average {os.getloadavg()[0]:.1f}, {os.cpu_count()} CPUs")
     rows = []
@@ -577,7 +587,7 @@ def main() -> None:
                                                          args.stall)  # fmt: skip
             if real is not None:
                 print(_line("kube-scheduler", load, real), flush=True)
-            impl = run_impl(load)
+            impl = run_impl(load, args.profile)
             print(_line("impl", load, impl), flush=True)
             ratio = impl.rate / real.rate if real is not None and real.rate else float("nan")
             print(f"  ratio impl/real {ratio:.3f}", flush=True)
