@@ -901,16 +901,22 @@ SoftSpread(p) ≝ SpreadIndices(p, "ScheduleAnyway")
 \* Nodes missing a constraint's key are not scored, unless the pod's
 \* constraints are the system defaults: then a node without the zone label
 \* still gets hostname spreading, and counts toward the domain "".
+\* (With no default constraint for p there is nothing this changes: the third
+\* disjunct spares the solver the domain "" when no Service can select p.)
 RequireAllTopologies(p) ≝
-  p.spec.topologySpreadConstraints ≠ ⟨⟩ ∨ ¬Profile(p).spreadSystemDefaulted
+  ∨ ¬Profile(p).spreadSystemDefaulted
+  ∨ DefaultSelectorEmpty(p)
+  ∨ p.spec.topologySpreadConstraints ≠ ⟨⟩
 
 SpreadScoreIgnored(p, n) ≝ RequireAllTopologies(p) ∧ ¬HasSpreadKeys(p, n, "ScheduleAnyway")
 
 SpreadScoredNodes(p) ≝ {n ∈ FeasibleNodes(p) : ¬SpreadScoreIgnored(p, n)}
 
-\* The node's value of constraint i's key, "" when it has none (a Go map read).
+\* The node's value of constraint i's key, "" when it has none (a Go map read;
+\* a scored node has every key unless the constraints are the system defaults).
 SpreadDomain(p, i, n) ≝
-  IF Spread(p)[i].topologyKey ∈ DOMAIN Labels(n) THEN Labels(n)[Spread(p)[i].topologyKey] ELSE ""
+  IF RequireAllTopologies(p) ∨ Spread(p)[i].topologyKey ∈ DOMAIN Labels(n)
+  THEN Labels(n)[Spread(p)[i].topologyKey] ELSE ""
 
 SpreadScoreDomains(p, i) ≝ {SpreadDomain(p, i, n) : n ∈ SpreadScoredNodes(p)}
 
@@ -933,7 +939,8 @@ SpreadNodeCount(p, i, n) ≝
 
 \* A constraint whose key the node lacks adds nothing to its score.
 SpreadRaw(p, n) ≝
-  SpreadScore([i ∈ {i ∈ SoftSpread(p) : Spread(p)[i].topologyKey ∈ DOMAIN Labels(n)} ↦
+  SpreadScore([i ∈ {i ∈ SoftSpread(p) : ∨ RequireAllTopologies(p)
+                                          ∨ Spread(p)[i].topologyKey ∈ DOMAIN Labels(n)} ↦
                  ⟨SpreadNodeCount(p, i, n), SpreadWeightSize(p, i), Spread(p)[i].maxSkew⟩])
 
 SpreadRawMax(p) ≝ Max({SpreadRaw(p, m) : m ∈ SpreadScoredNodes(p)} ∪ {0})
