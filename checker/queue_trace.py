@@ -27,8 +27,9 @@ failed at Reserve/Permit), ``Assume(p, n)`` after the pod's Pop, ``BindSucceeded
 ``ClusterEvent(e)`` (or ``AssignedPodDeleted(v)``) per cluster event that moved a pod or reached
 an in-flight pod, ``FlushBackoffQCompleted``, ``FlushUnschedulablePodsLeftover``. If that
 sequence does not reach the observation, any sequence of at most :data:`SEARCH_DEPTH` steps of
-the same actions and the flushes is tried (in any order; no event impl did not name). A step neither explains is
-*unexplained*; the run stops there (the spec states after it are unknown).
+the same actions and the flushes is tried (in any order; no event impl did not name). A step
+neither explains, and no declared difference (:data:`DECLARED`) covers, is *unexplained*; the
+run stops there (the spec states after it are unknown).
 
 **The universe** is the run's: ``Pods`` are its pods (keys), ``Nodes`` its nodes, ``Plugins`` the
 three of :data:`~schedspec.spec.kube.queue_view.PLUGINS`, ``Delays`` the clock advances the run
@@ -43,11 +44,10 @@ patch) is a stuttering step.
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import math
 import sys
-import time
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
@@ -121,7 +121,8 @@ class Recorder:
     def __init__(self, scheduler: Scheduler) -> None:
         self.scheduler = scheduler
         self.qpis: dict[str, QueuedPodInfo] = {}
-        self.prebound: dict[str, tuple[str, str]] = {}  # bound by someone else: key → node, uid
+        # bound by someone else: key → node, uid, when the scheduler saw it (⌊s⌋)
+        self.prebound: dict[str, tuple[str, str, int]] = {}
         self.records: list[tuple[str, ...]] = []
         self.seq = 0
         scheduler.queue.on_move = self.move
@@ -143,7 +144,7 @@ class Recorder:
             pod = pod_from_dict(obj)
             known = pod.key in self.qpis or pod.key in self.prebound
             if pod.node_name and not known and sched.cache.get_pod(pod.uid) is not None:
-                self.prebound[pod.key] = (pod.node_name, pod.uid)
+                self.prebound[pod.key] = (pod.node_name, pod.uid, math.floor(sched.loop.now()))
         keys = [*self.qpis, *self.prebound]
         obs = Observation(sched.loop.now(), {k: self._pod(k) for k in keys}, tuple(self.records))
         self.records = []
@@ -154,9 +155,9 @@ class Recorder:
         # when the API server does: the AssignedPodDelete event comes with the former
         sched = self.scheduler
         if key in self.prebound:
-            node, uid = self.prebound[key]
+            node, uid, seen = self.prebound[key]
             place = "bound" if sched.cache.get_pod(uid) is not None else "deleted"
-            return {**_NONE, "where": place, "nodeOf": node, "attempts": 1}
+            return {**_NONE, "where": place, "nodeOf": node, "attempts": 1, "timestamp": seen}
         qpi = self.qpis[key]
         uid = qpi.pod.uid
         alive = sched.cache.get_pod(uid) is not None
@@ -345,6 +346,8 @@ class RunReport:
     searched: int = 0  # steps explained only by the fallback search
     unexplained: list[Unexplained] = field(default_factory=list)
     skipped: str | None = None
+    declared: dict[str, int] = field(default_factory=dict)  # steps taken from impl, by reason
+    actions: Counter[str] = field(default_factory=Counter)  # the spec steps taken, by action
 
 
 def universe(
@@ -389,10 +392,15 @@ def validate(
         else:
             report.steps += 1
             report.moving += goal != _proj(before)
-        reached, used = _follow(sm, frontier, plan, goal)
+        reached, taken = _follow(sm, frontier, plan, goal)
+        used = len(taken)
         if not reached:
             reached, used = _search(sm, frontier, plan, goal)
             report.searched += bool(reached)
+            taken = ["(reordered)"] * used
+        if not reached and (why := _declared(before, after, runs[i].records)) is not None:
+            report.declared[why] = report.declared.get(why, 0) + 1
+            reached, used, taken = _resync(frontier, after), 0, []
         if not reached:
             tried = tuple(" | ".join(" ; ".join(map(show, seq)) for seq in alts) for alts in plan)
             report.unexplained.append(
@@ -402,8 +410,40 @@ def validate(
         if i > 1:
             report.spec_steps += used - synthesized
             report.synthesized += synthesized
+            n = synthesized // 4
+            report.actions.update(taken)
+            report.actions.subtract({"Add": n, "Pop": n, "Assume": n, "BindSucceeded": n})
         frontier = reached
     return report
+
+
+DECLARED = {
+    "nomination": "impl sends AssignedPodDelete (with the LE-priority pre-check) when a pending "
+    "pod's status.nominatedNodeName is cleared or changed (scheduler.py _update_pending, "
+    "_unscheduled_pod_deleted): a pod update, which queue.tla does not model; its only "
+    "AssignedPodDelete is a bound pod's deletion",
+    "pod-update": "a pending pod's update moved it (UnscheduledPodUpdate, PodUpdate events): "
+    "queue.tla does not model pod updates",
+}
+
+
+def _declared(before: State, after: State, records: Sequence[tuple[str, ...]]) -> str | None:
+    """The declared difference a step that no spec step explains falls under, if any."""
+    was, now = before["where"], after["where"]
+    assert isinstance(was, Fcn) and isinstance(now, Fcn)
+    gone = any(was[p] == "bound" and now[p] == "deleted" for p in now)
+    events = {r[4] for r in records if r[0] == "move"}
+    if "AssignedPodDelete" in events and not gone:
+        return "nomination"
+    if any(e.startswith(("UnschedulablePod", "UnscheduledPod", "Pod")) for e in events):
+        return "pod-update"
+    return None
+
+
+def _resync(frontier: Sequence[State], after: State) -> list[State]:
+    """The spec states after a declared step: the observed variables from impl, the free ones
+    as they were."""
+    return _dedupe({**s, **{v: after[v] for v in OBSERVED}, "prev": s["where"]} for s in frontier)
 
 
 def _dedupe(states: Iterable[State]) -> list[State]:
@@ -431,7 +471,7 @@ def _plan(
     plan: Plan = []
     synthesized = 0
     moved = {r[1] for r in records if r[0] == "move"}
-    for pod in now.keys():
+    for pod in now:
         if was[pod] == "none" and now[pod] == "bound" and pod not in moved:
             node = node_of[pod]
             plan += [[[("Add", pod)]], [[("Pop", pod)]], [[("Assume", pod, node)]]]
@@ -442,7 +482,7 @@ def _plan(
         plan.insert(0, [[("Tick", d)]])
     popped: set[str] = set()
     delivered: set[str] = set()
-    gone = [str(p) for p in now.keys() if was[p] == "bound" and now[p] == "deleted"]
+    gone = [str(p) for p in now if was[p] == "bound" and now[p] == "deleted"]
 
     def deliver(label: str) -> None:
         if label not in delivered:
@@ -462,7 +502,7 @@ def _plan(
             plan.append([[("Pop", pod)]])
             if now[pod] in ("binding", "bound"):
                 plan.append([[("Assume", pod, node_of[pod])]])
-        elif src == IN_FLIGHT and event == "ScheduleAttemptFailure":
+        elif event == "ScheduleAttemptFailure":  # from "" when the binding cycle failed
             if was[pod] == "binding":
                 plan.append([[("BindFailed", pod)]])
             else:  # a scheduling cycle's failure, or one at Reserve / Permit
@@ -475,7 +515,7 @@ def _plan(
             continue  # left the queue: bound or deleted, read from the places
         else:
             deliver(event)
-    for pod in now.keys():
+    for pod in now:
         if pod in popped:
             continue
         if was[pod] == "inFlight" and now[pod] in ("binding", "bound"):
@@ -501,10 +541,11 @@ def _deliver(event: str, gone: Sequence[str]) -> list[list[Action]]:
 
 def _follow(
     sm: StateMachine, frontier: Sequence[State], plan: Plan, goal: tuple[Value, ...]
-) -> tuple[list[State], int]:
-    """The states the plan's sequences reach from ``frontier`` whose projection is ``goal``."""
+) -> tuple[list[State], list[str]]:
+    """The states the plan's sequences reach from ``frontier`` whose projection is ``goal``, and
+    the actions of the longest sequence that does."""
     best: list[State] = []
-    used = 0
+    used: list[str] = []
     for choice in itertools.product(*plan):
         states = list(frontier)
         for action in itertools.chain.from_iterable(choice):
@@ -514,7 +555,8 @@ def _follow(
         hits = [s for s in states if _proj(s) == goal]
         if hits:
             best += hits
-            used = max(used, sum(len(seq) for seq in choice))
+            taken = [a[0] for a in itertools.chain.from_iterable(choice)]
+            used = taken if len(taken) > len(used) else used
     return _dedupe(best), used
 
 
@@ -565,3 +607,9 @@ def validate_cluster(
     if late_node_at is not None:
         nodes.append(LATE_NODE)
     return validate(observations, nodes, max_pods=max_pods)
+
+
+if __name__ == "__main__":
+    from schedspec.checker.queue_trace_campaign import main
+
+    sys.exit(main())
