@@ -422,6 +422,9 @@ DECLARED = {
     "pod's status.nominatedNodeName is cleared or changed (scheduler.py _update_pending, "
     "_unscheduled_pod_deleted): a pod update, which queue.tla does not model; its only "
     "AssignedPodDelete is a bound pod's deletion",
+    "bind-failure": "impl sends AssignedPodDelete when a binding fails and the assumed pod is "
+    "forgotten (scheduler.py _binding_failed, as upstream's handleBindingCycleError): its room "
+    "is free again; queue.tla's BindFailed delivers no event",
     "pod-update": "a pending pod's update moved it (UnscheduledPodUpdate, PodUpdate events): "
     "queue.tla does not model pod updates",
 }
@@ -434,7 +437,8 @@ def _declared(before: State, after: State, records: Sequence[tuple[str, ...]]) -
     gone = any(was[p] == "bound" and now[p] == "deleted" for p in now)
     events = {r[4] for r in records if r[0] == "move"}
     if "AssignedPodDelete" in events and not gone:
-        return "nomination"
+        failed = {r[1] for r in records if r[0] == "move" and r[4] == "ScheduleAttemptFailure"}
+        return "bind-failure" if any(was[p] == "binding" for p in failed) else "nomination"
     if any(e.startswith(("UnschedulablePod", "UnscheduledPod", "Pod")) for e in events):
         return "pod-update"
     return None
@@ -491,7 +495,9 @@ def _plan(
 
     for rec in records:
         if rec[0] == "event":
-            if SPEC_EVENTS.get(rec[1]) in events:
+            # an AssignedPodDelete with no bound pod gone has no spec counterpart (DECLARED)
+            orphan = rec[1] == "AssignedPodDelete" and not gone
+            if SPEC_EVENTS.get(rec[1]) in events and not orphan:
                 deliver(rec[1])
             continue
         _, pod, src, dst, event = rec
@@ -543,7 +549,7 @@ def _follow(
     sm: StateMachine, frontier: Sequence[State], plan: Plan, goal: tuple[Value, ...]
 ) -> tuple[list[State], list[str]]:
     """The states the plan's sequences reach from ``frontier`` whose projection is ``goal``, and
-    the actions of the longest sequence that does."""
+    the actions of the first sequence that does."""
     best: list[State] = []
     used: list[str] = []
     for choice in itertools.product(*plan):
@@ -556,7 +562,7 @@ def _follow(
         if hits:
             best += hits
             taken = [a[0] for a in itertools.chain.from_iterable(choice)]
-            used = taken if len(taken) > len(used) else used
+            used = used or taken  # the first: Fail before Assume ; BindFailed
     return _dedupe(best), used
 
 
