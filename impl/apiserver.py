@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
+from schedspec.cluster import SELECTING_KINDS
 from schedspec.impl.loop import EventLoop
 
 __all__ = ["APIError", "APIServer", "ConflictOnce", "FailBinds", "WatchEvent", "object_key"]
@@ -32,13 +33,7 @@ Obj = Mapping[str, Any]
 KINDS = ("Namespace", "Node", "Pod")
 # stored and listed, no events: preemption reads PDBs; PodTopologySpread's default constraints
 # read Services and pod controllers
-UNWATCHED_KINDS = (
-    "PodDisruptionBudget",
-    "Service",
-    "ReplicationController",
-    "ReplicaSet",
-    "StatefulSet",
-)
+UNWATCHED_KINDS = ("PodDisruptionBudget", *SELECTING_KINDS)
 
 
 class APIError(Exception):

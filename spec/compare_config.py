@@ -283,7 +283,9 @@ def compare_configs(
     notes = _unread(config_a, config_b)
     if bounds is None:
         bounds = Bounds()
-    spread_defaults = any(pa[n]["spreadDefaults"] != pb[n]["spreadDefaults"] for n in pa)
+    spread_defaults = any(
+        pa[n][f] != pb[n][f] for n in pa for f in ("spreadDefaults", "spreadSystemDefaulted")
+    )
     if spread_defaults and bounds.services == 0:
         # PodTopologySpread's default constraints apply only to pods a Service or a controller
         # selects: without one the bounded cluster could not tell the profiles apart

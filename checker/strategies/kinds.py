@@ -72,12 +72,12 @@ def _selecting(ch: _Choices, pods: Sequence[Obj]) -> list[Obj]:
         pod = ch.one(pods)
         labels: dict[str, str] = pod["metadata"].get("labels") or {}
         spec: Obj = {}
-        kind = ch.percent()
-        if kind < 60 and labels:
+        shape = ch.percent()
+        if shape < 60 and labels:
             spec["selector"] = {k: labels[k] for k in ch.subset(sorted(labels), 1, 2)}
-        elif kind < 75:
+        elif shape < 75:
             spec["selector"] = {ch.one(LABEL_KEYS): ch.one(LABEL_VALUES)}
-        elif kind < 90:
+        elif shape < 90:
             spec["selector"] = {}
         meta = {"name": f"svc-{i}", "namespace": _namespace_of(pod)}
         out.append({"apiVersion": "v1", "kind": "Service", "metadata": meta, "spec": spec})

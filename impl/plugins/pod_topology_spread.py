@@ -83,33 +83,22 @@ class _Constraint:
     honor_taints: bool
 
 
-def _constraints(
-    pod: Pod, when: str, defaults: Sequence[TopologySpreadConstraint] = (), lister: Any = None
-) -> list[_Constraint]:
-    """``getConstraints`` / the PreScore half of ``initPreScoreState``: the pod's own
-    constraints of action ``when``; for a pod with none, ``defaults`` of that action with the
-    selector deduced from what selects the pod (``lister``, an API client: none → no
-    defaults), or nothing when that selector is empty."""
-    if pod.topology_spread_constraints or lister is None:
-        chosen: Sequence[TopologySpreadConstraint] = pod.topology_spread_constraints
-        selector = None
-    else:
-        chosen = [c for c in defaults if c.when_unsatisfiable == when]
-        if not chosen:
-            return []
-        selector = default_selector(pod, lister)
-        if selector.empty:
-            return []
+def _constraint(c: TopologySpreadConstraint, selector: Selector) -> _Constraint:
+    return _Constraint(
+        c.max_skew,
+        c.topology_key,
+        selector,
+        c.min_domains or 1,
+        c.node_affinity_policy == "Honor",
+        c.node_taints_policy == "Honor",
+    )
+
+
+def _constraints(pod: Pod, when: str) -> list[_Constraint]:
+    """The pod's own constraints of action ``when`` (``filterTopologySpreadConstraints``)."""
     return [
-        _Constraint(
-            c.max_skew,
-            c.topology_key,
-            compile_label_selector(c.label_selector) if selector is None else selector,
-            c.min_domains or 1,
-            c.node_affinity_policy == "Honor",
-            c.node_taints_policy == "Honor",
-        )
-        for c in chosen
+        _constraint(c, compile_label_selector(c.label_selector))
+        for c in pod.topology_spread_constraints
         if c.when_unsatisfiable == when
     ]
 
@@ -325,9 +314,16 @@ class PodTopologySpread:
         self._defaults, self._system_defaulted = defaults, system_defaulted
 
     def _constraints(self, pod: Pod, when: str) -> list[_Constraint]:
-        if pod.topology_spread_constraints or not self._defaults:
+        """``getConstraints`` / the constraints of ``initPreScoreState``: the pod's own; for a
+        pod with none, the profile's defaults of action ``when`` with the selector deduced from
+        what selects the pod (``buildDefaultConstraints``), none when that selector is empty."""
+        if pod.topology_spread_constraints:
             return _constraints(pod, when)
-        return _constraints(pod, when, self._defaults, self._handle.client())
+        chosen = [c for c in self._defaults if c.when_unsatisfiable == when]
+        if not chosen:
+            return []
+        selector = default_selector(pod, self._handle.client())
+        return [] if selector.empty else [_constraint(c, selector) for c in chosen]
 
     def _hard_constraints(self, pod: Pod) -> list[_Constraint]:
         """``getConstraints``: the DoNotSchedule constraints (the only ones that reject)."""

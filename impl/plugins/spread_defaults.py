@@ -26,9 +26,9 @@ from schedspec.impl.api.types import TopologySpreadConstraint
 from schedspec.impl.errors import ConfigError
 from schedspec.impl.framework.interface import APIClient
 
-__all__ = ["SYSTEM_DEFAULTS", "default_constraints", "default_selector"]
+__all__ = ["SYSTEM_DEFAULT_CONSTRAINTS", "default_constraints", "default_selector"]
 
-SYSTEM_DEFAULTS = (
+SYSTEM_DEFAULT_CONSTRAINTS = (
     TopologySpreadConstraint(3, "kubernetes.io/hostname", "ScheduleAnyway"),
     TopologySpreadConstraint(5, "topology.kubernetes.io/zone", "ScheduleAnyway"),
 )
@@ -84,7 +84,7 @@ def default_constraints(
         if listed:
             raise ConfigError("Invalid value: when .defaultConstraints are not empty",
                               "defaultingType")  # fmt: skip
-        return SYSTEM_DEFAULTS, True
+        return SYSTEM_DEFAULT_CONSTRAINTS, True
     out: list[TopologySpreadConstraint] = []
     for i, c in enumerate(listed):
         path = f"defaultConstraints[{i}]"

@@ -83,7 +83,7 @@ from datetime import datetime
 from types import MappingProxyType
 from typing import Any
 
-from schedspec.cluster import Cluster, milli_value, object_key, value
+from schedspec.cluster import SELECTING_KINDS, Cluster, milli_value, object_key, value
 from schedspec.errors import ManifestError
 from schedspec.spec.kube.profiles import profiles
 from schedspec.spec.kube.records import RecordBuilder
@@ -104,7 +104,7 @@ _Obj = Mapping[str, Any]
 NOW = 2**62
 """``Now``: later than any real start time."""
 
-CONTROLLER_KINDS = ("ReplicationController", "ReplicaSet", "StatefulSet")
+CONTROLLER_KINDS = tuple(kind for kind in SELECTING_KINDS if kind != "Service")
 """The pod controllers PodTopologySpread's ``DefaultSelector`` reads (helper/spread.go)."""
 
 _NS_NAME_LABEL = "kubernetes.io/metadata.name"
