@@ -55,6 +55,7 @@ _RESOURCE_VERDICTS = frozenset(
         "Best",
         "Schedulable",
         "Decision",
+        "ScoreError",  # whether a score phase runs at all depends on which nodes are feasible
         "EligibleToPreempt",
         "PreemptionCandidate",
         "Victims",
