@@ -97,6 +97,9 @@ def _parser() -> argparse.ArgumentParser:
     from schedspec.checker.compare_config_cli import add_parser as compare_config_parser
 
     compare_config_parser(sub)
+    from schedspec.checker.monitor_cli import add_parser as monitor_parser
+
+    monitor_parser(sub)
     return parser
 
 
@@ -200,6 +203,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from schedspec.checker.relate_cli import run_relate
 
             return run_relate(args, sys.stdout)
+        if args.command == "monitor":
+            from schedspec.checker.monitor_cli import run_monitor
+
+            return run_monitor(args, sys.stdout)
         if args.command in ("find", "diff"):
             from schedspec.spec.solve_cli import run_solver_command
 
