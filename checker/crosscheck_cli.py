@@ -18,6 +18,8 @@ from schedspec.errors import UsageError
 
 if TYPE_CHECKING:
     from schedspec.checker.campaign import CampaignResult
+    from schedspec.checker.corpus import Seed
+    from schedspec.live import Source
 
 __all__ = ["add_parser", "run_crosscheck"]
 
@@ -69,6 +71,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     cc.add_argument("--corpus", action="append", default=[], metavar="PATH",
                     help="also check these clusters first: a manifest or scenario file, or a "
                     "directory of them (repeatable)")  # fmt: skip
+    from schedspec.live import add_source_flags
+
+    add_source_flags(cc)  # --kubeconfig: the live cluster joins the corpus
     cc.add_argument("--z3-states", action="store_true",
                     help="also check first a Z3 witness cluster per CASE arm and conjunct of the "
                     "spec's Filter path (solved once, then cached)")  # fmt: skip
@@ -111,13 +116,21 @@ class _Progress:
 
 
 def run_crosscheck(args: argparse.Namespace, out: TextIO) -> int:
+    from schedspec.live import source_from_args
+
+    source = source_from_args(args)  # --context/--namespace without --kubeconfig: usage error
     if args.seam == "autoscaler":
+        if source is not None:
+            raise UsageError("--kubeconfig goes with the scheduler seam (--seam scheduler)")
         return _run_autoscaler(args, out)
     from schedspec.checker.campaign import run_parallel, write_counterexamples
     from schedspec.checker.corpus import manifest_seeds, z3_seeds
 
-    if args.examples < 0 or (args.examples == 0 and not (args.corpus or args.z3_states)):
-        raise UsageError("--examples must be at least 1 (or 0 with --corpus/--z3-states)")
+    live = source is not None
+    if args.examples < 0 or (args.examples == 0 and not (args.corpus or args.z3_states or live)):
+        raise UsageError(
+            "--examples must be at least 1 (or 0 with --corpus/--z3-states/--kubeconfig)"
+        )
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
     if args.write_regressions and not args.out:
@@ -126,6 +139,7 @@ def run_crosscheck(args: argparse.Namespace, out: TextIO) -> int:
     if args.oracle and spec == "textbook":
         raise UsageError("--oracle kube judges the scheduler spec, not the textbook")
     corpus = manifest_seeds(args.corpus)  # a bad file stops here, before any cluster is checked
+    corpus += _live_seeds(source)
     if args.z3_states:
         corpus += z3_seeds(spec)
     if args.oracle:
@@ -167,6 +181,21 @@ def run_crosscheck(args: argparse.Namespace, out: TextIO) -> int:
         _print(result, out)
         _print_vacuity(vacuity, out)
     return 1 if result.undeclared or failed else 0
+
+
+def _live_seeds(source: Source | None) -> list[Seed]:
+    """The cluster ``--kubeconfig`` names, read and validated as ``snapshot`` reads it, as one
+    corpus seed (none without the flag)."""
+    from schedspec.checker.corpus import Seed
+    from schedspec.cluster import from_docs
+    from schedspec.live import read_objects
+    from schedspec.manifest_yaml import Doc
+
+    if source is None:
+        return []
+    objects, where = read_objects(source)
+    from_docs([Doc(obj, where, {}) for obj in objects])  # refused here, naming object and field
+    return [Seed(where, objects)]
 
 
 def _print_vacuity(vacuity: list[tuple[str, str, int, str]], out: TextIO) -> None:

@@ -90,6 +90,24 @@ def test_other_commands_read_the_same_cluster(
     assert live == run(capsys, argv[0], str(snapshot), *argv[1:])[1]
 
 
+def test_crosscheck_checks_the_live_cluster_as_its_snapshot(
+    live_cluster: LiveCluster, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    kubeconfig = created(live_cluster, ROOT / "examples" / "zonal-web.yaml")
+    snapshot = tmp_path / "cluster.yaml"
+    run(capsys, "snapshot", "--kubeconfig", kubeconfig, "-o", str(snapshot))
+    argv = ["crosscheck", "--examples", "0", "--json"]
+    code, live, err = run(capsys, *argv, "--kubeconfig", kubeconfig)
+    assert err == ""
+    dumped_code, dumped, _ = run(capsys, *argv, "--corpus", str(snapshot))
+    live_data, dumped_data = json.loads(live), json.loads(dumped)
+    assert (live_data["corpus"], live_data["disagreements"]) == (1, 0)
+    # the same pods × nodes compared, predicate by predicate, with the same verdict
+    assert live_data["by_predicate"] == dumped_data["by_predicate"]
+    assert live_data["by_predicate"]["Feasible"]["checked"] > 0
+    assert (code, live_data["vacuous"]) == (dumped_code, dumped_data["vacuous"])
+
+
 def grant(live: LiveCluster, user: str, resources: list[tuple[str, str]]) -> None:
     """A ClusterRole listing ``resources`` ((API group, plural) pairs), bound to ``user``."""
     from kubernetes import client, config
