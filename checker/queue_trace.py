@@ -422,9 +422,6 @@ DECLARED = {
     "pod's status.nominatedNodeName is cleared or changed (scheduler.py _update_pending, "
     "_unscheduled_pod_deleted): a pod update, which queue.tla does not model; its only "
     "AssignedPodDelete is a bound pod's deletion",
-    "bind-failure": "impl sends AssignedPodDelete when a binding fails and the assumed pod is "
-    "forgotten (scheduler.py _binding_failed, as upstream's handleBindingCycleError): its room "
-    "is free again; queue.tla's BindFailed delivers no event",
     "pod-update": "a pending pod's update moved it (UnscheduledPodUpdate, PodUpdate events): "
     "queue.tla does not model pod updates",
 }
@@ -437,8 +434,7 @@ def _declared(before: State, after: State, records: Sequence[tuple[str, ...]]) -
     gone = any(was[p] == "bound" and now[p] == "deleted" for p in now)
     events = {r[4] for r in records if r[0] == "move"}
     if "AssignedPodDelete" in events and not gone:
-        failed = {r[1] for r in records if r[0] == "move" and r[4] == "ScheduleAttemptFailure"}
-        return "bind-failure" if any(was[p] == "binding" for p in failed) else "nomination"
+        return "nomination"
     if any(e.startswith(("UnschedulablePod", "UnscheduledPod", "Pod")) for e in events):
         return "pod-update"
     return None
@@ -487,6 +483,11 @@ def _plan(
     popped: set[str] = set()
     delivered: set[str] = set()
     gone = [str(p) for p in now if was[p] == "bound" and now[p] == "deleted"]
+    # a failed binding's AssignedPodDelete is delivered by queue.tla's BindFailed itself
+    bind_failed = any(
+        r[0] == "move" and r[4] == "ScheduleAttemptFailure" and was[r[1]] == "binding"
+        for r in records
+    )
 
     def deliver(label: str) -> None:
         if label not in delivered:
@@ -496,7 +497,7 @@ def _plan(
     for rec in records:
         if rec[0] == "event":
             # an AssignedPodDelete with no bound pod gone has no spec counterpart (DECLARED)
-            orphan = rec[1] == "AssignedPodDelete" and not gone
+            orphan = rec[1] == "AssignedPodDelete" and (not gone or bind_failed)
             if SPEC_EVENTS.get(rec[1]) in events and not orphan:
                 deliver(rec[1])
             continue
@@ -519,6 +520,8 @@ def _plan(
                 plan.append([[(_FLUSHES[event],)]])
         elif dst == "" or event == "Delete":
             continue  # left the queue: bound or deleted, read from the places
+        elif event == "AssignedPodDelete" and bind_failed and not gone:
+            continue  # part of BindFailed
         else:
             deliver(event)
     for pod in now:

@@ -186,18 +186,18 @@ BindSucceeded(p) ==
                  backoffExpiry, rejecting, pending, inFlightEvents, verdict, waiting>>
 
 \* A binding error has no rejecting plugin: the pod is requeued as an error, after backoff.
+\* Forgetting the assumed pod frees its room, which handleBindingCycleError announces as an
+\* AssignedPodDelete (MoveAllToActiveOrBackoffQueue with the assumed pod as the old object)
+\* before requeueing the pod itself: the other unschedulable pods whose plugins registered it
+\* and whose hint says Queue move.
 BindFailed(p) ==
   /\ where[p] = "binding"
-  /\ where' = Set(where, p, "backoffQ")
+  /\ EventStep("AssignedPodDelete", p, "backoffQ")
   /\ nodeOf' = Set(nodeOf, p, "")
   /\ errorCount' = Set(errorCount, p, errorCount[p] + 1)
   /\ timestamp' = Set(timestamp, p, now)
   /\ backoffExpiry' = Set(backoffExpiry, p, now + BackoffDuration(errorCount[p] + 1))
-  /\ Broadcast
-  /\ prev' = where
-  /\ lastEvent' = "ScheduleAttemptFailure"
-  /\ UNCHANGED <<now, attempts, unschedulableCount, rejecting, pending, inFlightEvents,
-                 verdict>>
+  /\ UNCHANGED <<now, attempts, unschedulableCount, rejecting, pending>>
 
 \* ---- cluster events: scheduling_queue.go (MoveAllToActiveOrBackoffQueue, isPodWorthRequeuing)
 
@@ -220,11 +220,11 @@ Asked(q, pl, e) ==
   /\ \/ where[q] = "inFlight"
      \/ where[q] = "unschedulable" /\ pl \in Rejectors(q)
 
-\* Event e reaches the unschedulable pods and is recorded for the pods in flight; gone is the
-\* pod the event removes ("" for none).
-Deliver(e, gone) ==
+\* Event e reaches the unschedulable pods and is recorded for the pods in flight; the pod
+\* `self` the step itself changes ("" for none) goes to `to` instead.
+EventStep(e, self, to) ==
   /\ verdict' \in {v \in Verdicts : \A q \in Pods, pl \in Plugins : v[q][pl] => Asked(q, pl, e)}
-  /\ where' = [q \in Pods |-> IF q = gone THEN "deleted" ELSE AfterEvent(q, e, verdict')]
+  /\ where' = [q \in Pods |-> IF q = self THEN to ELSE AfterEvent(q, e, verdict')]
   /\ inFlightEvents' =
        [q \in Pods |->
           IF where[q] = "inFlight"
@@ -233,6 +233,10 @@ Deliver(e, gone) ==
   /\ Broadcast
   /\ prev' = where
   /\ lastEvent' = e
+
+\* gone is the pod the event removes ("" for none).
+Deliver(e, gone) ==
+  /\ EventStep(e, gone, "deleted")
   /\ UNCHANGED <<now, nodeOf, attempts, unschedulableCount, errorCount, timestamp,
                  backoffExpiry, rejecting, pending>>
 
