@@ -95,6 +95,8 @@ __all__ = [
     "NOW",
     "SchedulerWorld",
     "node_affinity_record",
+    "node_record",
+    "pod_record",
     "scheduler_view",
     "scheduler_world",
 ]
@@ -170,6 +172,16 @@ class SchedulerWorld:
 def node_affinity_record(na: _Obj) -> Fcn:
     """A nodeAffinity object as the view shows a pod's (``Profiles``' addedAffinity)."""
     return _Builder().node_affinity(na)
+
+
+def pod_record(pod: _Obj) -> Fcn:
+    """One Pod manifest as the view shows it (QueueingHints' objects, ``hints.tla``)."""
+    return _Builder().pod(pod)
+
+
+def node_record(node: _Obj) -> Fcn:
+    """One Node manifest as the view shows it."""
+    return _Builder().node(node)
 
 
 def scheduler_view(cluster: Cluster) -> SchedulerWorld:
