@@ -68,6 +68,8 @@ def _parser() -> argparse.ArgumentParser:
     sc.add_argument(
         "--itf", metavar="FILE", help="write the run as an ITF trace (one state an event)"
     )
+    sc.add_argument("--events", metavar="FILE", help="an event script: timed cluster changes")
+    sc.add_argument("--until", metavar="DURATION", help="run to this virtual time (30s, 6m)")
     add_snapshot_parser(sub)
     _solver_parsers(sub)
     _oracle_parsers(sub)
@@ -333,10 +335,18 @@ def _nodes(nodes: list[str]) -> str:
 
 
 def _schedule(args: argparse.Namespace, out: TextIO) -> int:
+    from schedspec.errors import UsageError
+    from schedspec.events import parse_duration
     from schedspec.impl.report import run_schedule
 
+    try:
+        until = parse_duration(args.until) if args.until is not None else None
+    except ValueError as err:
+        raise UsageError(f"--until: {err}") from None
     cluster = cluster_from_args(args)
-    return run_schedule(cluster, args.config, args.seed, args.json, out, args.trace, args.itf)
+    return run_schedule(
+        cluster, args.config, args.seed, args.json, out, args.trace, args.itf, args.events, until
+    )
 
 
 if __name__ == "__main__":
