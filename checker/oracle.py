@@ -242,9 +242,19 @@ class Oracle:
         return self.request({"op": "score", "cluster": _as_json(cluster), "pod": pod})
 
     def schedule(
-        self, cluster: Cluster | dict[str, Any], seed: int = 0, *, ties: bool = True
+        self,
+        cluster: Cluster | dict[str, Any],
+        seed: int = 0,
+        *,
+        ties: bool = True,
+        record_queue: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
+        """Cycles to quiescence. ``record_queue`` (``{"idle": s, "horizon": s, "later": [{"at":
+        s, "node": NODE}]}``) runs in virtual time and adds ``queue``: the real queue's trace
+        (docs/oracle.md)."""
         request = {"op": "schedule", "cluster": _as_json(cluster), "seed": seed, "ties": ties}
+        if record_queue is not None:
+            request["recordQueue"] = record_queue
         return self.request(request)
 
     def validate(self, obj: dict[str, Any]) -> dict[str, Any]:

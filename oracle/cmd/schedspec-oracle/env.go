@@ -24,6 +24,7 @@ import (
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	frameworkplugins "k8s.io/kubernetes/pkg/scheduler/framework/plugins"
+	"k8s.io/utils/clock"
 )
 
 var podsGVR = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
@@ -47,7 +48,13 @@ type env struct {
 
 func podKey(p *v1.Pod) string { return p.Namespace + "/" + p.Name }
 
-func newEnv(c *cluster) (*env, error) {
+// envOptions change how newEnv builds the scheduler; the zero value is the default build.
+type envOptions struct {
+	clock       clock.WithTicker           // the scheduling queue's clock (scheduler.WithClock)
+	beforeStart func(*scheduler.Scheduler) // called after scheduler.New, before the informers start
+}
+
+func newEnv(c *cluster, opts ...envOptions) (*env, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	e := &env{
 		ctx:      ctx,
@@ -62,18 +69,29 @@ func newEnv(c *cluster) (*env, error) {
 	recorders := func(string) events.EventRecorder { return &events.FakeRecorder{} }
 	// Parallelism 1: the feasible-node list (and so the reservoir sampling of selectHost) comes
 	// out in a fixed order, which makes a run reproducible under a seed.
-	sched, err := scheduler.New(ctx, e.client, e.factory, nil, recorders,
+	schedOpts := []scheduler.Option{
 		scheduler.WithProfiles(c.config.Profiles...),
 		scheduler.WithParallelism(1),
 		scheduler.WithPercentageOfNodesToScore(c.config.PercentageOfNodesToScore),
 		scheduler.WithPodInitialBackoffSeconds(c.config.PodInitialBackoffSeconds),
 		scheduler.WithPodMaxBackoffSeconds(c.config.PodMaxBackoffSeconds),
-	)
+	}
+	var opt envOptions
+	if len(opts) > 0 {
+		opt = opts[0]
+	}
+	if opt.clock != nil {
+		schedOpts = append(schedOpts, scheduler.WithClock(opt.clock))
+	}
+	sched, err := scheduler.New(ctx, e.client, e.factory, nil, recorders, schedOpts...)
 	if err != nil {
 		cancel()
 		return nil, fmt.Errorf("building the scheduler: %v", err)
 	}
 	e.sched = sched
+	if opt.beforeStart != nil {
+		opt.beforeStart(sched)
+	}
 	e.factory.Start(ctx.Done())
 	if err := e.waitForSync(30 * time.Second); err != nil {
 		e.close()

@@ -40,6 +40,9 @@ type request struct {
 	// Ties asks schedule to report, per binding, every node with the maximal total score
 	// (only computed when all nodes are searched, i.e. fewer than 100 nodes).
 	Ties *bool `json:"ties,omitempty"`
+	// RecordQueue asks schedule to run in virtual time and return the queue's trace
+	// (queue_record.go); absent, schedule is unchanged.
+	RecordQueue *queueRequest `json:"recordQueue,omitempty"`
 	// Object is the one object of a validate request.
 	Object json.RawMessage `json:"object,omitempty"`
 }
@@ -109,7 +112,7 @@ func serve(line []byte) (resp map[string]any) {
 		body, err = withCluster(req, func(c *cluster) (map[string]any, error) { return scoreOp(c, req.Pod) })
 	case "schedule":
 		ties := req.Ties == nil || *req.Ties
-		body, err = withCluster(req, func(c *cluster) (map[string]any, error) { return scheduleOp(c, req.Seed, ties) })
+		body, err = withCluster(req, func(c *cluster) (map[string]any, error) { return scheduleOp(c, req.Seed, ties, req.RecordQueue) })
 	case "validate":
 		body, err = validateOp(req.Object)
 	case "":

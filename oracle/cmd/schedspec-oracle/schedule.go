@@ -16,6 +16,7 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
+	testingclock "k8s.io/utils/clock/testing"
 )
 
 const settleTimeout = 10 * time.Second
@@ -41,9 +42,12 @@ type run struct {
 	seed        int64
 }
 
-func scheduleOp(c *cluster, seed int64, reportTies bool) (map[string]any, error) {
+func scheduleOp(c *cluster, seed int64, reportTies bool, record *queueRequest) (map[string]any, error) {
 	//nolint:staticcheck // the global source is what selectHost and preemption draw from
 	rand.Seed(seed)
+	if record != nil {
+		return scheduleRecorded(c, seed, reportTies, record)
+	}
 	e, err := newEnv(c)
 	if err != nil {
 		return nil, err
@@ -61,6 +65,34 @@ func scheduleOp(c *cluster, seed int64, reportTies bool) (map[string]any, error)
 	}
 	quiescent := r.loop(len(c.pods)*20 + 100)
 	return r.result(c, quiescent), nil
+}
+
+// scheduleRecorded is scheduleOp with the queue recorded in virtual time (queue_record.go).
+func scheduleRecorded(c *cluster, seed int64, reportTies bool, q *queueRequest) (map[string]any, error) {
+	later, err := decodeLater(q)
+	if err != nil {
+		return nil, err
+	}
+	clk := testingclock.NewFakeClock(clockBase)
+	rec := newQueueRecorder(c, clk)
+	e, err := newEnv(c, envOptions{clock: clk, beforeStart: rec.install})
+	if err != nil {
+		return nil, err
+	}
+	defer e.close()
+	r := &run{e: e, reportTies: reportTies, failures: map[string]failure{},
+		nominations: map[string]string{}, ties: map[string][]string{}, pods: map[string]*v1.Pod{}, seed: seed}
+	for _, p := range c.pods {
+		r.pods[podKey(p)] = p
+	}
+	r.wrap()
+	if e.sched.APIDispatcher != nil {
+		e.sched.APIDispatcher.Run(e.logger)
+	}
+	quiescent := r.loopRecorded(rec, q, later, (len(c.pods)+len(later))*40+100)
+	out := r.result(c, quiescent)
+	out["queue"] = rec.result()
+	return out, nil
 }
 
 // wrap interposes on the Scheduler's two public hooks: SchedulePod (to learn the outcome of the
