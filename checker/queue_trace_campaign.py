@@ -100,8 +100,12 @@ def _settings(runs: int, seed: int, **extra: Any) -> settings:
     )
 
 
-def run_simulate(runs: int, seed: int = 0) -> Campaign:
-    """``runs`` generated clusters, each run and validated."""
+def run_simulate(
+    runs: int, seed: int = 0, validate_one: Callable[..., RunReport] = validate_cluster
+) -> Campaign:
+    """``runs`` generated clusters, each run and validated (by ``validate_one``, called as
+    :func:`~.queue_trace.validate_cluster` is: impl's run; :mod:`.queue_trace_real` passes the
+    real scheduler's)."""
     out = Campaign()
     started = time.monotonic()
 
@@ -109,7 +113,7 @@ def run_simulate(runs: int, seed: int = 0) -> Campaign:
     @given(objs=cluster_objects(max_nodes=2, max_pods=MAX_PODS, extras=False))
     def one(objs: list[dict[str, Any]]) -> None:
         cluster = from_objects(objs)
-        report = validate_cluster(cluster, max_pods=MAX_PODS, idle_timeout=400, late_node_at=40)
+        report = validate_one(cluster, max_pods=MAX_PODS, idle_timeout=400, late_node_at=40)
         out.add(report, lambda: json.dumps(objs))
 
     (hypothesis_seed(seed)(one) if seed else one)()
