@@ -202,7 +202,9 @@ class Monitor:
         self, kind: str, pod: str, node: str, position: int, pins: dict[Key, Obj | None]
     ) -> None:
         now = self.clock()
-        self.pending.append(Decision(kind, pod, node, position, pins, len(self.history), now))
+        self.pending.append(
+            Decision(kind, pod, node, position, pins, seen_at=len(self.history), created=now)
+        )
 
     def _event(self, event: Obj) -> None:
         reason = str(event.get("reason") or "")
@@ -221,7 +223,7 @@ class Monitor:
         start = self._victim_change(victim)
         group = self.preemptions.get((preemptor, node))
         if group is None or group.kind != "preemption":
-            group = Decision("preemption", preemptor, node, start, {}, 0, self.clock())
+            group = Decision("preemption", preemptor, node, start, {}, created=self.clock())
             self.preemptions[(preemptor, node)] = group
             self.pending.append(group)
         group.position = min(group.position, start)
@@ -295,7 +297,7 @@ class Monitor:
             d.node,
             verdict,
             reason,
-            tuple(self._witness(d, judgements)),
+            tuple(self._witness(d, judgements, first)),
             d.victims,
         )
 
@@ -319,7 +321,7 @@ class Monitor:
             raise _NotJudged("the node is not in the state")
         return state
 
-    def _witness(self, d: Decision, judgement: _Judgement) -> list[Obj]:
+    def _witness(self, d: Decision, judgement: _Judgement, verdict: Verdict) -> list[Obj]:
         """The state before the decision, minimised while the spec still says the same."""
         objects = [_clean(o) for o in self._objects(d, d.position)]
         if self.config is not None:
@@ -341,9 +343,10 @@ class Monitor:
             if d.pod not in state.world.pods or (d.node and d.node not in state.world.nodes):
                 return False
             try:
-                return judgement(state, d) is not None
+                again = judgement(state, d)
             except _NotJudged:
                 return False
+            return again is not None and _same_failure(again, verdict)
 
         try:
             return minimise(objects, still_fails, keep=keep, max_steps=self.minimise_steps)
@@ -435,6 +438,14 @@ _JUDGEMENTS: dict[str, Callable[[Monitor, Decision], _Judgement]] = {
     "failure": Monitor._failure,
     "preemption": Monitor._preemption,
 }
+
+
+def _same_failure(again: Verdict, first: Verdict) -> bool:
+    """The same rule broken, and for a filter the same filters failing: the minimiser must
+    not trade the decision's failure for another (a node without allocatable fails them all)."""
+    if again is None or first is None or again[0] != first[0]:
+        return False
+    return again[0] != "Feasible" or again[2] == first[2]
 
 
 def _shifts(window: int) -> Iterator[int]:

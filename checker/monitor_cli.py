@@ -13,15 +13,18 @@ from __future__ import annotations
 
 import argparse
 import json
+import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
 from schedspec.checker.monitor import Monitor, Summary, Violation
+from schedspec.checker.monitor_watch import Watcher
 from schedspec.errors import UsageError
 from schedspec.live import add_source_flags, source_from_args
 
-__all__ = ["add_parser", "load_config", "run_monitor"]
+__all__ = ["add_parser", "load_config", "run_monitor", "watch_and_judge"]
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -64,7 +67,6 @@ def load_config(path: str | None) -> dict[str, Any] | None:
 
 
 def run_monitor(args: argparse.Namespace, out: TextIO) -> int:
-    from schedspec.checker.monitor_watch import Watcher
     from schedspec.spec.load import load_spec
 
     source = source_from_args(args)
@@ -81,31 +83,48 @@ def run_monitor(args: argparse.Namespace, out: TextIO) -> int:
         minimise_steps=args.minimise_steps,
     )
     watcher = Watcher(source)
+    reporter = _Reporter(args, out)
+    started = time.monotonic()
+    deadline = started + args.duration if args.duration is not None else None
+
+    def greet() -> None:
+        if not args.json:
+            count = len(monitor.history.objects)
+            print(f"monitoring {watcher.where}: {count} object(s)", file=out, flush=True)
+
+    try:
+        watch_and_judge(watcher, monitor, reporter.report, deadline=deadline, started=greet)
+    except KeyboardInterrupt:
+        pass  # watch_and_judge judged what waited
+    reporter.summary(monitor.summary, time.monotonic() - started, watcher.relists)
+    return 1 if monitor.summary.violations else 0
+
+
+def watch_and_judge(
+    watcher: Watcher,
+    monitor: Monitor,
+    report: Callable[[list[Violation]], None],
+    *,
+    deadline: float | None = None,
+    stop: threading.Event | None = None,
+    started: Callable[[], None] | None = None,
+) -> None:
+    """Feeds ``monitor`` the initial lists, then the watch, until ``deadline`` (monotonic
+    seconds) or ``stop`` is set; then judges what waits (``flush``). ``report`` gets each
+    batch of violations as found."""
     for kind, obj, deleted in watcher.initial():
         monitor.feed(kind, obj, deleted)
     watcher.start()
-    started = time.monotonic()
-    deadline = started + args.duration if args.duration is not None else None
-    reporter = _Reporter(args, out)
-    if not args.json:
-        print(
-            f"monitoring {watcher.where}: {len(monitor.history.objects)} object(s)",
-            file=out,
-            flush=True,
-        )
+    if started is not None:
+        started()
     try:
-        while deadline is None or time.monotonic() < deadline:
-            wait = 1.0 if deadline is None else min(1.0, deadline - time.monotonic())
+        while (deadline is None or time.monotonic() < deadline) and not (stop and stop.is_set()):
+            wait = 0.5 if deadline is None else min(0.5, deadline - time.monotonic())
             item = watcher.get(wait)
-            found = monitor.tick() if item is None else monitor.feed(*item)
-            reporter.report(found)
-    except KeyboardInterrupt:
-        pass
+            report(monitor.tick() if item is None else monitor.feed(*item))
     finally:
         watcher.stop()
-    reporter.report(monitor.flush())
-    reporter.summary(monitor.summary, time.monotonic() - started, watcher.relists)
-    return 1 if monitor.summary.violations else 0
+        report(monitor.flush())
 
 
 class _Reporter:
