@@ -25,7 +25,7 @@ import json
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TextIO
 
@@ -225,9 +225,16 @@ def machine_campaign(runs: int, steps: int = 12, seed: int = 0) -> Campaign:
 # ---- reporting --------------------------------------------------------------------------------
 
 
-def render(name: str, c: Campaign, out: TextIO) -> None:
+def render(
+    name: str,
+    c: Campaign,
+    out: TextIO,
+    declared: Mapping[str, str] = DECLARED,
+    subject: str = "impl",
+) -> None:
+    """The campaign's figures; ``declared`` words the declared differences for ``subject``."""
     print(
-        f"{name}: {c.runs} runs, {c.validated} validated, {c.steps} impl steps checked "
+        f"{name}: {c.runs} runs, {c.validated} validated, {c.steps} {subject} steps checked "
         f"({c.moving} changed the queue; {c.spec_steps} spec steps, {c.synthesized} synthesized; "
         f"{c.searched} explained only by the reordering search), "
         f"{len(c.unexplained)} run(s) with an unexplained step, {c.seconds:.1f} s",
@@ -236,9 +243,9 @@ def render(name: str, c: Campaign, out: TextIO) -> None:
     taken = ", ".join(f"{a} {n}" for a, n in sorted(c.actions.items()) if n)
     print(f"  spec steps by action: {taken}", file=out)
     for why, n in sorted(c.skipped.items()):
-        print(f"  skipped {n}: {SKIP_REASONS[why]}", file=out)
+        print(f"  skipped {n}: {SKIP_REASONS.get(why, why)}", file=out)
     for why, n in sorted(c.declared.items()):
-        print(f"  declared difference, {n} step(s): {DECLARED[why]}", file=out)
+        print(f"  declared difference, {n} step(s): {declared.get(why, DECLARED[why])}", file=out)
     for run, report in c.unexplained:
         print(f"  UNEXPLAINED in run:\n    {run}", file=out)
         for u in report.unexplained:
