@@ -1,7 +1,7 @@
 """``schedspec monitor`` against the real kube-scheduler v1.34.2 on a real control plane: a mixed
 workload created in waves, every decision judged, the violations counted.
 
-    python3 bench/monitor.py                       # 12 nodes, 12 waves of 90 pods: ≥ 1,000 bound
+    python3 bench/monitor.py                       # 12 nodes, 16 waves of 90 pods: ≥ 1,000 bound
     python3 bench/monitor.py --waves 2 --per-wave 40 --nodes 6     # a quick look
 
 Each wave creates pods of every shape below, then deletes about half of the pods bound so far
@@ -160,6 +160,7 @@ def run_waves(
     """Creates the waves (``settle`` s apart), deleting about half the bound pods after each;
     (pods created, pods deleted, pods ever bound)."""
     from kubernetes import client
+    from kubernetes.client.exceptions import ApiException
 
     core, rng = client.CoreV1Api(api), random.Random(seed)
     created = deleted = 0
@@ -172,8 +173,12 @@ def run_waves(
         bound = _bound(core)
         ever_bound.update(bound)
         for name in rng.sample(bound, len(bound) // 2) if i < waves - 1 else []:
-            core.delete_namespaced_pod(name, NAMESPACE, grace_period_seconds=0)
-            deleted += 1
+            try:
+                core.delete_namespaced_pod(name, NAMESPACE, grace_period_seconds=0)
+                deleted += 1
+            except ApiException as err:
+                if err.status != 404:  # preempted meanwhile
+                    raise
         if log is not None:
             log(f"wave {i + 1}/{waves}: {len(bound)} bound now, {len(ever_bound)} ever")
     time.sleep(settle)
@@ -254,7 +259,7 @@ def lines(result: Result, label: str) -> Iterator[str]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--nodes", type=int, default=12)
-    parser.add_argument("--waves", type=int, default=12)
+    parser.add_argument("--waves", type=int, default=16)
     parser.add_argument("--per-wave", type=int, default=90)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--baseline", action="store_true", help="also run without the monitor")

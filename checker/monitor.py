@@ -231,16 +231,15 @@ class Monitor:
         group.seen_at, group.created = len(self.history), self.clock()
 
     def _victim_change(self, victim: str) -> int:
-        """Where the preemption of ``victim`` began: its DisruptionTarget condition or its
-        deletion, the latest such change (the end of the log when the watch has not seen it)."""
+        """Where the preemption of ``victim`` began: the change giving it its DisruptionTarget
+        condition, or deleting it without one (the latest such; the end of the log when the
+        watch has not delivered it yet)."""
         log = self.history.log
         for i in range(len(log) - 1, -1, -1):
             change = log[i]
-            if (
-                change.key == ("Pod", victim)
-                and change.old is not None
-                and (change.new is None or (_disrupted(change.new) and not _disrupted(change.old)))
-            ):
+            if change.key != ("Pod", victim) or change.old is None or _disrupted(change.old):
+                continue
+            if change.new is None or _disrupted(change.new):
                 return i
         return len(log)
 
@@ -268,10 +267,8 @@ class Monitor:
         judgements = _JUDGEMENTS[d.kind](self, d)
         first: tuple[str, str, str] | None = None
         first_error = ""
-        for shift in _shifts(self.window):
+        for shift in self._shifts(d.position):
             position = d.position + shift
-            if not 0 <= position <= len(self.history):
-                continue
             try:
                 state = self._state(d, position)
                 verdict = judgements(state, d)
@@ -300,6 +297,27 @@ class Monitor:
             tuple(self._witness(d, judgements, first)),
             d.victims,
         )
+
+    def _shifts(self, position: int) -> Iterator[int]:
+        """0, -1, +1, -2, +2, … up to ``window`` changes each way, never across a change of
+        another kind than Pod (a node added or tainted is no cache lag to allow for)."""
+        log = self.history.log
+        back = 0
+        while back < self.window and position - back - 1 >= 0:
+            if log[position - back - 1].key[0] != "Pod":
+                break
+            back += 1
+        ahead = 0
+        while ahead < self.window and position + ahead < len(log):
+            if log[position + ahead].key[0] != "Pod":
+                break
+            ahead += 1
+        yield 0
+        for k in range(1, max(back, ahead) + 1):
+            if k <= back:
+                yield -k
+            if k <= ahead:
+                yield k
 
     def _objects(self, d: Decision, position: int) -> list[Obj]:
         pins = dict(d.pins)
@@ -446,13 +464,6 @@ def _same_failure(again: Verdict, first: Verdict) -> bool:
     if again is None or first is None or again[0] != first[0]:
         return False
     return again[0] != "Feasible" or again[2] == first[2]
-
-
-def _shifts(window: int) -> Iterator[int]:
-    yield 0
-    for k in range(1, window + 1):
-        yield -k
-        yield k
 
 
 def _invalid_victims(s: SpecState, p: Fcn, n: Fcn, chosen: frozenset[Fcn]) -> str:

@@ -1,0 +1,225 @@
+"""``checker.monitor`` on recorded watch streams (no server): which decisions it finds, the
+state it judges each against, the verdicts, and that a violation's witness reproduces with
+``schedspec explain``. The real scheduler on a real API server: tests/live/test_monitor_live.py."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from schedspec.checker.minimise import to_yaml
+from schedspec.checker.monitor import Monitor, sampled_scoring
+from schedspec.checker.monitor_state import History
+from schedspec.cli import main
+from schedspec.spec.load import load_spec
+
+Obj = dict[str, Any]
+SPEC = load_spec("scheduler")
+TAINT = {"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}
+
+
+def node(name: str, zone: str = "a", taints: list[Obj] | None = None, cpu: str = "4") -> Obj:
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name, "zone": zone}},
+        "spec": {"taints": taints or []},
+        "status": {"allocatable": {"cpu": cpu, "memory": "8Gi", "pods": "110"}},
+    }
+
+
+def pod(name: str, cpu: str = "1", priority: int = 0, app: str = "", **spec: Any) -> Obj:
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": "default", "uid": f"uid-{name}",
+                     "labels": {"app": app or name}},
+        "spec": {"priority": priority,
+                 "schedulerName": spec.pop("schedulerName", "default-scheduler"),
+                 "containers": [{"name": "c", "image": "pause",
+                                 "resources": {"requests": {"cpu": cpu}}}], **spec},
+        "status": {"phase": "Pending", "startTime": "2026-01-01T00:00:00Z"},
+    }  # fmt: skip
+
+
+def bound(p: Obj, to: str) -> Obj:
+    q = copy.deepcopy(p)
+    q["spec"]["nodeName"] = to
+    q["status"]["conditions"] = [{"type": "PodScheduled", "status": "True"}]
+    return q
+
+
+def unschedulable(p: Obj, message: str = "0/1 nodes are available", nominated: str = "") -> Obj:
+    q = copy.deepcopy(p)
+    q["status"]["conditions"] = [{"type": "PodScheduled", "status": "False",
+                                  "reason": "Unschedulable", "message": message}]  # fmt: skip
+    if nominated:
+        q["status"]["nominatedNodeName"] = nominated
+    return q
+
+
+def disrupted(p: Obj) -> Obj:
+    q = copy.deepcopy(p)
+    q["metadata"]["deletionTimestamp"] = "2026-01-01T00:01:00Z"
+    q["status"]["conditions"] = [{"type": "DisruptionTarget", "status": "True",
+                                  "reason": "PreemptionByScheduler"}]  # fmt: skip
+    return q
+
+
+def preempted(victim: str, preemptor: str, on: str) -> Obj:
+    return {"reason": "Preempted", "note": f"Preempted by pod uid-{preemptor} on node {on}",
+            "regarding": {"kind": "Pod", "namespace": "default", "name": victim},
+            "related": {"kind": "Pod", "namespace": "default", "name": preemptor}}  # fmt: skip
+
+
+def run(stream: list[tuple[str, Obj, bool]], window: int = 4, config: Obj | None = None) -> Monitor:
+    monitor = Monitor(SPEC, config, window=window, minimise_steps=150, clock=lambda: 0.0)
+    for kind, obj, deleted in stream:
+        monitor.feed(kind, obj, deleted)
+    monitor.flush()
+    return monitor
+
+
+def added(*objects: Obj) -> list[tuple[str, Obj, bool]]:
+    return [(o["kind"], o, False) for o in objects]
+
+
+def test_sampled_scoring_follows_num_feasible_nodes_to_find() -> None:
+    assert not sampled_scoring(99, 0)
+    assert not sampled_scoring(100, 0)  # 50 % of 100 is 50: the floor of 100 nodes, all
+    assert sampled_scoring(199, 0)  # 49 % of 199 is 97: the first 100 feasible nodes
+    assert sampled_scoring(500, 0)  # 46 % of 500 = 230 nodes
+    assert sampled_scoring(5000, 0)  # 10 % of 5000
+    assert not sampled_scoring(5000, 100)
+    assert sampled_scoring(300, 50)
+
+
+def test_history_gives_the_state_before_any_change_and_pins_override() -> None:
+    h = History()
+    a = pod("a")
+    h.apply("Pod", "default/a", a)
+    h.apply("Pod", "default/a", bound(a, "n1"))
+    h.apply("Pod", "default/a", None)
+    assert h.objects_at(0) == {}
+    assert h.objects_at(1)[("Pod", "default/a")] == a
+    assert h.objects_at(2)[("Pod", "default/a")]["spec"]["nodeName"] == "n1"
+    assert h.objects_at(3) == {}
+    assert h.objects_at(3, {("Pod", "default/a"): a}) == {("Pod", "default/a"): a}
+    assert h.version_before(("Pod", "default/a"), 2) == bound(a, "n1")
+    assert h.version_before(("Pod", "default/a"), 3) is None
+
+
+def test_a_good_binding_is_judged_without_violation() -> None:
+    a = pod("a")
+    m = run([*added(node("n1"), node("n2", taints=[TAINT]), a), ("Pod", bound(a, "n1"), False)])
+    assert m.summary.judged == {"binding": 1}
+    assert m.summary.violations == []
+
+
+def test_a_binding_to_a_tainted_node_is_a_violation_explain_reproduces(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a, b = pod("a"), pod("b")
+    stream = [*added(node("n1", taints=[TAINT]), node("n2"), a, b),
+              ("Pod", bound(b, "n2"), False), ("Pod", bound(a, "n1"), False)]  # fmt: skip
+    m = run(stream)
+    [v] = m.summary.violations
+    assert (v.kind, v.rule, v.pod, v.node) == ("binding", "Feasible", "default/a", "n1")
+    assert v.verdict == "FALSE"
+    assert "TaintsOK" in v.reason
+    # the witness is small, and explain shows the same verdict on it
+    assert {o["kind"] for o in v.objects} == {"Node", "Pod"}
+    assert len(v.objects) <= 3
+    witness = tmp_path / "w.yaml"
+    witness.write_text(to_yaml(list(v.objects)))
+    assert main(["explain", str(witness), "--pod", "default/a"]) == 0
+    out = capsys.readouterr().out
+    assert "n1  ✗ TaintToleration: node(s) had untolerated taint(s)" in out
+
+
+def test_a_binding_to_a_node_of_lower_score_breaks_best() -> None:
+    soft = [{"key": "spot", "value": "yes", "effect": "PreferNoSchedule"}]
+    a = pod("a")
+    m = run([*added(node("n1", taints=soft), node("n2"), a), ("Pod", bound(a, "n1"), False)])
+    [v] = m.summary.violations
+    assert (v.rule, v.node) == ("Best", "n1")
+    assert "the best (n2)" in v.reason
+
+
+def test_best_is_not_judged_for_the_nominated_node() -> None:
+    soft = [{"key": "spot", "value": "yes", "effect": "PreferNoSchedule"}]
+    a = unschedulable(pod("a"), nominated="n1")
+    m = run([*added(node("n1", taints=soft), node("n2"), a), ("Pod", bound(a, "n1"), False)])
+    assert m.summary.violations == []
+    assert m.summary.not_judged == {"binding: Best (the nominated node is taken unscored)": 1}
+
+
+def test_a_binding_is_judged_against_the_states_around_it() -> None:
+    """The client's binding reached the API server before its server's: the scheduler had
+    assumed the server in zone a; the state one change later explains the decision."""
+    server = pod("server", app="db")
+    term = {"topologyKey": "zone", "labelSelector": {"matchLabels": {"app": "db"}}}
+    affinity = {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}
+    client = pod("client", affinity=affinity)
+    stream = [*added(node("n1", "a"), node("n2", "b"), server, client),
+              ("Pod", bound(client, "n1"), False), ("Pod", bound(server, "n1"), False)]  # fmt: skip
+    m = run(stream, window=2)
+    assert m.summary.violations == []
+    assert m.summary.explained_by_window == {"binding (state +2)": 1}
+    strict = run(stream, window=0)
+    [v] = strict.summary.violations
+    assert (v.pod, v.rule) == ("default/client", "Feasible")
+    assert "InterPodAffinityOK" in v.reason
+
+
+def test_an_unschedulable_verdict_is_judged() -> None:
+    big = pod("big", cpu="8")
+    m = run([*added(node("n1"), big), ("Pod", unschedulable(big), False)])
+    assert (m.summary.judged, m.summary.violations) == ({"failure": 1}, [])
+    small = pod("small", cpu="1")
+    m = run([*added(node("n1"), small), ("Pod", unschedulable(small), False)])
+    [v] = m.summary.violations
+    assert (v.kind, v.rule, v.verdict) == ("failure", "FeasibleNodes", "{n1}")
+
+
+def preemption_stream(victims: list[str]) -> list[tuple[str, Obj, bool]]:
+    low = [pod(f"low-{i}", cpu="1") for i in range(4)]
+    high = pod("high", cpu="2", priority=100)
+    stream = [*added(node("n1"), *[bound(p, "n1") for p in low], high)]
+    stream.append(("Pod", unschedulable(high, nominated="n1"), False))
+    for p in low:
+        if p["metadata"]["name"] in victims:
+            gone = disrupted(bound(p, "n1"))
+            stream += [("Pod", gone, False), ("Pod", gone, True)]
+    stream += [("Event", preempted(v, "high", "n1"), False) for v in victims]
+    return stream
+
+
+def test_minimal_victims_are_accepted_and_a_needless_one_is_a_violation() -> None:
+    m = run(preemption_stream(["low-2", "low-3"]), window=1)
+    assert m.summary.judged["preemption"] == 1
+    assert m.summary.violations == []
+    m = run(preemption_stream(["low-1", "low-2", "low-3"]), window=1)
+    [v] = [v for v in m.summary.violations if v.kind == "preemption"]
+    assert v.rule == "MinimalVictims"
+    assert v.victims == ("default/low-1", "default/low-2", "default/low-3")
+
+
+def test_bindings_by_another_scheduler_are_not_judged() -> None:
+    a = pod("a", schedulerName="my-scheduler")
+    m = run([*added(node("n1", taints=[TAINT]), a), ("Pod", bound(a, "n1"), False)])
+    assert m.summary.judged == {}
+    assert m.summary.not_judged == {"binding by my-scheduler (no such profile)": 1}
+
+
+def test_the_judged_profile_comes_from_the_configuration() -> None:
+    config = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+              "profiles": [{"schedulerName": "default-scheduler", "plugins": {
+                  "filter": {"disabled": [{"name": "TaintToleration"}]}}}]}  # fmt: skip
+    a = pod("a")
+    stream = [*added(node("n1", taints=[TAINT]), a), ("Pod", bound(a, "n1"), False)]
+    assert run(stream, config=config).summary.violations == []
+    assert len(run(stream).summary.violations) == 1
