@@ -92,6 +92,9 @@ class CampaignResult:
     seconds: float = 0.0
     jobs: int = 1
     strategy: str = "default"  # "preemption", "scoring" (no --nodes/--pods), "profiles"
+    shards: int = 1  # run_parallel's plan (checker/shards.py)
+    engine: str = "local"
+    failing_clusters: int = 0  # clusters with an undeclared disagreement
     totals: ClusterCheck = field(default_factory=ClusterCheck)
     failing_examples: Counter[str] = field(default_factory=Counter)  # predicate → clusters
     counterexamples: list[Counterexample] = field(default_factory=list)
@@ -128,6 +131,8 @@ class CampaignResult:
             "corpus": self.corpus,
             "seed": self.seed,
             "jobs": self.jobs,
+            "shards": self.shards,
+            "engine": self.engine,
             "strategy": self.strategy,
             "sizes": {"nodes": list(self.nodes), "pods": list(self.pods)},
             "seconds": round(self.seconds, 3),
@@ -253,12 +258,14 @@ def run_campaign(
     pods: tuple[int, int] = (1, 10),
     strategy: st.SearchStrategy[Objects] | None = None,
     checker: Checker | None = None,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Callable[[int, int, int], None] | None = None,
     shrink: bool = True,
     minimise: bool = True,
     corpus: Sequence[Seed] = (),
 ) -> CampaignResult:
-    """Check the ``corpus``, then ``examples`` generated clusters; see the module docstring."""
+    """Check the ``corpus``, then ``examples`` generated clusters; see the module docstring.
+    ``progress(done, total, failing)`` follows each cluster (``failing``: those with an
+    undeclared disagreement so far)."""
     checker = checker or Checker(spec)
     strategy = strategy if strategy is not None else _strategy(nodes, pods, spec=spec)
     result = CampaignResult(spec, seed=seed, nodes=nodes, pods=pods)
@@ -271,8 +278,9 @@ def run_campaign(
         result.totals.merge(check)
         failing = {d.predicate for d in check.undeclared}
         result.failing_examples.update(failing)
+        result.failing_clusters += bool(failing)
         if progress is not None:
-            progress(result.corpus + result.examples, total)
+            progress(result.corpus + result.examples, total, result.failing_clusters)
         return failing
 
     for s in corpus:
@@ -312,58 +320,6 @@ def run_campaign(
     return result
 
 
-@dataclass(frozen=True)
-class _Part:
-    """One worker's share of a campaign: plain data, so it crosses a process boundary."""
-
-    examples: int
-    seed: int
-    spec: str
-    nodes: tuple[int, int]
-    pods: tuple[int, int]
-    shrink: bool
-    oracle: bool
-    textbook: str
-    corpus: tuple[Seed, ...] = ()
-    strategy: str = "default"
-
-
-_DONE: Any = None  # in a worker: the shared count of checked clusters (multiprocessing.Value)
-
-
-def _share_count(done: Any) -> None:
-    global _DONE
-    _DONE = done
-
-
-def _tick(done: int, total: int) -> None:
-    with _DONE.get_lock():
-        _DONE.value += 1
-
-
-def _work(part: _Part, progress: Callable[[int, int], None] | None = None) -> CampaignResult:
-    """Run one share with its own Checker (and its own kube-scheduler, with the oracle)."""
-    with contextlib.ExitStack() as stack:
-        checker = None
-        if part.oracle:
-            from schedspec.checker.oracle import Oracle
-
-            oracle = stack.enter_context(Oracle())
-            checker = Checker(part.spec, oracle=oracle, textbook=part.textbook)
-        return run_campaign(
-            part.examples,
-            part.seed,
-            part.spec,
-            nodes=part.nodes,
-            pods=part.pods,
-            strategy=_strategy(part.nodes, part.pods, part.strategy, part.spec),
-            checker=checker,
-            progress=progress,
-            shrink=part.shrink,
-            corpus=part.corpus,
-        )
-
-
 def run_parallel(
     examples: int = 200,
     seed: int = 0,
@@ -375,70 +331,51 @@ def run_parallel(
     shrink: bool = True,
     oracle: bool = False,
     textbook: str = "textbook",
-    progress: Callable[[int, int], None] | None = None,
+    progress: Callable[[int, int, int], None] | None = None,
     corpus: Sequence[Seed] = (),
     strategy: str = "default",
+    shard_size: int | None = None,
+    engine: str = "local",
+    address: str | None = None,
+    found: Callable[[Counterexample, int], None] | None = None,
 ) -> CampaignResult:
-    """:func:`run_campaign` split across ``jobs`` processes. Worker ``k`` checks its share of the
-    clusters under seed ``seed * jobs + k``, so one job is exactly ``run_campaign(seed=seed)``
-    and a campaign stays a function of its arguments. Each worker shrinks its own failures; the
-    merged result keeps the first counterexample per predicate, in worker order. Worker ``k``
-    also checks every ``jobs``-th seed of the ``corpus`` from the ``k``-th."""
-    shares = [examples // jobs + (k < examples % jobs) for k in range(jobs)]
-    parts = [
-        _Part(
-            n,
-            seed * jobs + k,
-            spec,
-            nodes,
-            pods,
-            shrink,
-            oracle,
-            textbook,
-            tuple(corpus[k::jobs]),
-            strategy,
-        )
-        for k, n in enumerate(shares)
-        if n or corpus[k::jobs]
-    ]
+    """:func:`run_campaign` in shards (:mod:`.shards`) on ``jobs`` local processes, or on Dask
+    (``engine="dask"``, at ``address`` or on a loopback cluster of ``jobs`` workers). The shards
+    are a function of ``examples``, ``seed``, the corpus and ``shard_size`` alone, so every
+    engine and number of jobs checks the same clusters; a campaign of one shard is exactly
+    ``run_campaign(seed=seed)``. Each shard shrinks its own failures; the merged result keeps
+    the first counterexample per predicate in shard order. ``found(counterexample, shard)`` is
+    called as shards finish, once per predicate, in the order they arrive."""
+    from schedspec.checker import shards as sharding
+
+    plan = sharding.plan(examples, seed, corpus, shard_size or sharding.SHARD_SIZE)
+    setup = sharding.Setup(spec, nodes, pods, shrink, oracle, textbook, strategy)
+    results: dict[int, CampaignResult] = {}
+    announced: set[str] = set()
+
+    def done(shard: sharding.Shard, result: CampaignResult) -> None:
+        results[shard.id] = result
+        for c in result.counterexamples:
+            if found is not None and c.predicate not in announced:
+                announced.add(c.predicate)
+                found(c, shard.id)
+
     start = time.perf_counter()
-    if len(parts) == 1:
-        results = [_work(parts[0], progress)]
-    else:
-        results = _fan_out(parts, examples + len(corpus), progress)
+    sharding.run_shards(
+        setup, plan, done, engine=engine, jobs=jobs, address=address, progress=progress
+    )
     merged = CampaignResult(spec, seed=seed, nodes=nodes, pods=pods, jobs=jobs, strategy=strategy)
-    for r in results:
+    merged.shards, merged.engine = len(plan), engine
+    for _, r in sorted(results.items()):
         merged.examples += r.examples
         merged.corpus += r.corpus
+        merged.failing_clusters += r.failing_clusters
         merged.totals.merge(r.totals)
         merged.failing_examples.update(r.failing_examples)
         have = {c.predicate for c in merged.counterexamples}
         merged.counterexamples += [c for c in r.counterexamples if c.predicate not in have]
     merged.seconds = time.perf_counter() - start
     return merged
-
-
-def _fan_out(
-    parts: list[_Part], examples: int, progress: Callable[[int, int], None] | None
-) -> list[CampaignResult]:
-    import concurrent.futures as cf
-    import multiprocessing
-
-    context = multiprocessing.get_context("fork")
-    done = context.Value("i", 0)
-    with cf.ProcessPoolExecutor(
-        len(parts), mp_context=context, initializer=_share_count, initargs=(done,)
-    ) as pool:
-        futures = [pool.submit(_work, part, _tick) for part in parts]
-        pending: set[cf.Future[CampaignResult]] = set(futures)
-        while pending:
-            _, pending = cf.wait(pending, timeout=0.25, return_when=cf.FIRST_EXCEPTION)
-            if progress is not None:
-                progress(done.value, examples)
-            for f in futures:
-                if f.done() and f.exception() is not None:
-                    raise f.exception()  # type: ignore[misc]
-        return [f.result() for f in futures]
 
 
 def _failing(checker: Checker, predicate: str, objects: Objects) -> tuple[Disagreement, ...]:

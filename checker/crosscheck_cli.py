@@ -81,12 +81,10 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                     help="cluster generator: default (--nodes/--pods), preemption (1-4 full "
                     "nodes, more important pending pods, PDBs over the victims) or scoring "
                     "(2-6 roomy nodes, pods with soft spread and preferred affinity)")  # fmt: skip
-    cc.add_argument("--seam", choices=["scheduler", "autoscaler", "queue"], default="scheduler",
+    cc.add_argument("--seam", choices=["scheduler", "autoscaler"], default="scheduler",
                     help="autoscaler: autoscaler.tla against impl/autoscaler on clusters with "
                     "node groups (uses --examples, --seed, --jobs, --json, and the upper "
-                    "bounds of --nodes/--pods); queue: queue.tla's trace validation of impl's "
-                    "queue, and with --oracle kube the real scheduler's (--examples, --seed, "
-                    "--json)")  # fmt: skip
+                    "bounds of --nodes/--pods)")  # fmt: skip
     cc.add_argument(
         "--accept-vacuous",
         action="append",
@@ -125,10 +123,6 @@ def run_crosscheck(args: argparse.Namespace, out: TextIO) -> int:
         if source is not None:
             raise UsageError("--kubeconfig goes with the scheduler seam (--seam scheduler)")
         return _run_autoscaler(args, out)
-    if args.seam == "queue":
-        from schedspec.checker.queue_seam import run_queue_seam
-
-        return run_queue_seam(args, out)
     from schedspec.checker.campaign import run_parallel, write_counterexamples
     from schedspec.checker.corpus import manifest_seeds, z3_seeds
 
