@@ -9,15 +9,13 @@ minimal cluster with both verdicts. ``--json`` prints ``{"examples", "disagreeme
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
-import sys
 from typing import TYPE_CHECKING, TextIO
 
 from schedspec.errors import UsageError
 
 if TYPE_CHECKING:
-    from schedspec.checker.campaign import CampaignResult
+    from schedspec.checker.campaign import CampaignResult, Counterexample
     from schedspec.checker.corpus import Seed
     from schedspec.live import Source
 
@@ -67,7 +65,16 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                     help="with --oracle: the seed spec also judged against the real scheduler "
                     "(default textbook; a .tla path for a repaired one)")  # fmt: skip
     cc.add_argument("--jobs", type=int, default=1, metavar="J",
-                    help="worker processes (worker k draws under seed S*J+k)")  # fmt: skip
+                    help="worker processes (with --engine dask and no address: the local Dask "
+                    "cluster's workers); the clusters do not depend on it")  # fmt: skip
+    cc.add_argument("--shard-size", type=int, default=None, metavar="N",
+                    help="clusters per shard (default 1000): shard k of K draws under seed "
+                    "S*K+k")  # fmt: skip
+    cc.add_argument("--engine", choices=["local", "dask"], default="local",
+                    help="run the shards in local processes or on a Dask cluster")  # fmt: skip
+    cc.add_argument("--scheduler-address", metavar="tcp://HOST:PORT",
+                    help="with --engine dask: a running Dask scheduler (default: start one on "
+                    "loopback with --jobs workers)")  # fmt: skip
     cc.add_argument("--corpus", action="append", default=[], metavar="PATH",
                     help="also check these clusters first: a manifest or scenario file, or a "
                     "directory of them (repeatable)")  # fmt: skip
@@ -81,10 +88,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                     help="cluster generator: default (--nodes/--pods), preemption (1-4 full "
                     "nodes, more important pending pods, PDBs over the victims) or scoring "
                     "(2-6 roomy nodes, pods with soft spread and preferred affinity)")  # fmt: skip
-    cc.add_argument("--seam", choices=["scheduler", "autoscaler"], default="scheduler",
+    cc.add_argument("--seam", choices=["scheduler", "autoscaler", "queue"], default="scheduler",
                     help="autoscaler: autoscaler.tla against impl/autoscaler on clusters with "
                     "node groups (uses --examples, --seed, --jobs, --json, and the upper "
-                    "bounds of --nodes/--pods)")  # fmt: skip
+                    "bounds of --nodes/--pods); queue: queue.tla's trace validation of impl's "
+                    "queue, and with --oracle kube the real scheduler's (--examples, --seed, "
+                    "--json)")  # fmt: skip
     cc.add_argument(
         "--accept-vacuous",
         action="append",
@@ -96,25 +105,6 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     cc.add_argument("--json", action="store_true", help="machine-readable output")
 
 
-class _Progress:
-    def __init__(self, stream: TextIO) -> None:
-        self.stream = stream
-        self.last = -1
-
-    def __call__(self, done: int, total: int) -> None:
-        pct = min(100, done * 100 // max(total, 1))
-        if pct == self.last:
-            return
-        self.last = pct
-        bar = "#" * (pct // 4)
-        self.stream.write(f"\r[{bar:<25}] {done}/{total} clusters")
-        self.stream.flush()
-
-    def close(self) -> None:
-        if self.last >= 0:
-            self.stream.write("\n")
-
-
 def run_crosscheck(args: argparse.Namespace, out: TextIO) -> int:
     from schedspec.live import source_from_args
 
@@ -123,6 +113,10 @@ def run_crosscheck(args: argparse.Namespace, out: TextIO) -> int:
         if source is not None:
             raise UsageError("--kubeconfig goes with the scheduler seam (--seam scheduler)")
         return _run_autoscaler(args, out)
+    if args.seam == "queue":
+        from schedspec.checker.queue_seam import run_queue_seam
+
+        return run_queue_seam(args, out)
     from schedspec.checker.campaign import run_parallel, write_counterexamples
     from schedspec.checker.corpus import manifest_seeds, z3_seeds
 
@@ -133,6 +127,10 @@ def run_crosscheck(args: argparse.Namespace, out: TextIO) -> int:
         )
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
+    if args.shard_size is not None and args.shard_size < 1:
+        raise UsageError("--shard-size must be at least 1")
+    if args.scheduler_address and args.engine != "dask":
+        raise UsageError("--scheduler-address needs --engine dask")
     if args.write_regressions and not args.out:
         raise UsageError("--write-regressions needs --out DIR")
     spec = "scheduler" if args.spec == "kube" else args.spec
@@ -146,10 +144,17 @@ def run_crosscheck(args: argparse.Namespace, out: TextIO) -> int:
         from schedspec.checker.oracle import ensure_binary
 
         ensure_binary()  # once, before the workers start their own kube-schedulers
-    progress = _Progress(sys.stderr) if sys.stderr.isatty() and not args.json else None
-    with contextlib.ExitStack() as stack:
-        if progress is not None:
-            stack.callback(progress.close)
+    from schedspec.progress import bar
+
+    total = args.examples + len(corpus)
+    with bar("crosscheck", total, differ=True, enabled=not args.json) as shown:
+
+        def progress(done: int, total: int, failing: int) -> None:
+            shown.update(done, total, differ=failing)
+
+        def found(c: Counterexample, shard: int) -> None:
+            shown.note(f"shard {shard} found a counterexample:\n{c.describe()}")
+
         result = run_parallel(
             args.examples,
             args.seed,
@@ -163,6 +168,10 @@ def run_crosscheck(args: argparse.Namespace, out: TextIO) -> int:
             progress=progress,
             corpus=corpus,
             strategy=args.strategy,
+            shard_size=args.shard_size,
+            engine=args.engine,
+            address=args.scheduler_address,
+            found=found,
         )
     if args.out:
         write_counterexamples(
@@ -220,6 +229,10 @@ def _print(result: CampaignResult, out: TextIO) -> None:
         sizes = f"{result.strategy} strategy: {_STRATEGY_SIZES[result.strategy]}"
     corpus = f"{result.corpus} corpus clusters, " if result.corpus else ""
     jobs = f", {result.jobs} jobs" if result.jobs > 1 else ""
+    if result.engine != "local":
+        jobs = f", {result.shards} shards on {result.engine}"
+    elif result.shards > 1:
+        jobs += f", {result.shards} shards"
     out.write(
         f"crosscheck {result.spec}: {result.examples} clusters ({sizes}), {corpus}"
         f"seed {result.seed}{jobs}, {result.seconds:.1f} s ({rate:.0f} clusters/s)\n\n"
