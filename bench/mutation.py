@@ -6,6 +6,7 @@ short campaign in a forked child (``schedspec.checker.mutants``; docs/mutation.m
     python3 bench/mutation.py --limit 40 --jobs 2 --json /tmp/mutation.json
     python3 bench/mutation.py --killer pytest                  # the impl unit tests instead
     python3 bench/mutation.py --list                           # enumerate only
+    python3 bench/mutation.py --hints --jobs 2 --examples 30   # the queueing-hint mutants
     python3 bench/mutation.py --examples 300 --survivors-of a.json --json b.json
     python3 bench/mutation.py --combine a.json b.json          # one report, b overriding a
 
@@ -35,6 +36,10 @@ from schedspec.checker.mutants import (
     run_in_child,
     run_mutants,
 )
+
+HINTS = "queueing hint"
+"""The reach of the hint mutants: no seam of the checker calls them; queue trace validation
+(``--hints``, the ``queue-trace`` killer) judges them against spec/kube/hints.tla."""
 
 
 def _default_killers() -> list[str]:
@@ -85,6 +90,12 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
         metavar="JSON",
         help="no run: one report from earlier --json reports, later ones overriding earlier "
         "outcomes of the same mutant (a survivors re-run with more examples)",
+    )
+    ap.add_argument(
+        "--hints",
+        action="store_true",
+        help="the queueing-hint mutants (out of the other killers' reach) instead, killed by "
+        "queue trace validation (default killer: queue-trace)",
     )
     ap.add_argument("--list", action="store_true", help="print the mutants and stop")
     ap.add_argument("-v", "--verbose", action="store_true", help="one line per mutant as it ends")
@@ -178,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
     everything = enumerate_mutants()
     if args.combine:
         return _combine(args.combine, everything, args.json)
-    chosen = [m for m in everything if m.in_reach]
+    chosen = [m for m in everything if (m.reach == HINTS if args.hints else m.in_reach)]
     if args.only:
         chosen = [m for m in chosen if any(s in m.file for s in args.only)]
     if args.survivors_of:
@@ -191,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
         for m in chosen:
             print(f"{m.describe()}   [{m.function or 'module level'}]")
         return 0
-    names = args.killer or _default_killers()
+    names = args.killer or (["queue-trace"] if args.hints else _default_killers())
     chain = KillerChain([(name, load_killer(name)) for name in names])
     warm = chain.warm_up(args.examples, args.seed)
     for name, secs in warm.items():

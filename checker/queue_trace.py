@@ -44,6 +44,7 @@ patch) is a stuttering step.
 
 from __future__ import annotations
 
+import copy
 import itertools
 import math
 import sys
@@ -53,6 +54,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
+from schedspec.checker.queue_hints import Deliveries, Delivery, pinned
 from schedspec.cluster import Cluster, from_objects
 from schedspec.impl.api import pod_from_dict
 from schedspec.impl.framework.types import QueuedPodInfo
@@ -60,8 +62,9 @@ from schedspec.impl.queue import ACTIVE_Q, BACKOFF_Q, IN_FLIGHT, UNSCHEDULABLE_P
 from schedspec.impl.queue.backoff_queue import backoff_duration
 from schedspec.impl.scheduler import Scheduler
 from schedspec.impl.simulate import build
+from schedspec.quantity import parse_quantity
 from schedspec.spec.compile.actions import State, StateMachine
-from schedspec.spec.kube.queue_view import PLUGINS
+from schedspec.spec.kube.queue_view import REGISTERED
 from schedspec.spec.parse import parse
 from schedspec.spec.values import Fcn, Value, render
 
@@ -111,7 +114,8 @@ class Observation:
 
     t: float
     pods: Mapping[str, Mapping[str, Any]]
-    records: tuple[tuple[str, ...], ...]  # ("move", pod, from, to, event) / ("event", label)
+    # ("move", pod, from, to, event) / ("event", label) / ("deliver", label, Delivery)
+    records: tuple[tuple[Any, ...], ...]
 
 
 class Recorder:
@@ -123,9 +127,10 @@ class Recorder:
         self.qpis: dict[str, QueuedPodInfo] = {}
         # bound by someone else: key → node, uid, when the scheduler saw it (⌊s⌋)
         self.prebound: dict[str, tuple[str, str, int]] = {}
-        self.records: list[tuple[str, ...]] = []
+        self.records: list[tuple[Any, ...]] = []
         self.seq = 0
         scheduler.queue.on_move = self.move
+        self.deliveries = Deliveries(scheduler, self.records)
 
     def move(self, qpi: QueuedPodInfo, src: str, dst: str, event: str) -> None:
         self.qpis[qpi.pod.key] = qpi
@@ -147,7 +152,7 @@ class Recorder:
                 self.prebound[pod.key] = (pod.node_name, pod.uid, math.floor(sched.loop.now()))
         keys = [*self.qpis, *self.prebound]
         obs = Observation(sched.loop.now(), {k: self._pod(k) for k in keys}, tuple(self.records))
-        self.records = []
+        self.records.clear()
         return obs
 
     def _pod(self, key: str) -> dict[str, Any]:
@@ -230,12 +235,16 @@ def record_run(
     seed: int = 0,
     idle_timeout: float = 60.0,
     late_node_at: float | None = None,
+    update_node_at: float | None = None,
 ) -> tuple[list[Observation], str | None]:
     """Run ``cluster`` as ``simulate`` does, observing after every callback: the observations
     and why the run is outside the universe (or None). ``late_node_at``: a roomy node named
     :data:`LATE_NODE` is created then (a NodeAdd for the pods still unschedulable);
     ``idle_timeout`` past 300 s lets the 5-minute flush run."""
     sched = build(cluster, seed=seed)
+    if update_node_at is not None and cluster.nodes:
+        name = cluster.nodes[0]["metadata"]["name"]
+        sched.loop.after(update_node_at, lambda: _heal_node(sched, name))
     if late_node_at is not None:
         node = _late_node()
         sched.loop.after(late_node_at, lambda: sched.apiserver.create("Node", node))
@@ -249,6 +258,22 @@ def record_run(
         loop.run_one()
         out.append(rec.observe())
     return out, _outside_backoff(sched)
+
+
+def _heal_node(sched: Scheduler, name: str) -> None:
+    """Update node ``name``: no taints, schedulable, a new label, twice the cpu and pods — a
+    NodeAllocatableUpdate, NodeLabelUpdate and NodeTaintUpdate for the hints to judge."""
+    obj = copy.deepcopy(sched.apiserver.get("Node", name))
+    if obj is None:
+        return
+    spec, status = obj.setdefault("spec", {}), obj.setdefault("status", {})
+    spec.pop("taints", None)
+    spec["unschedulable"] = False
+    obj["metadata"].setdefault("labels", {})["schedspec.io/healed"] = "true"
+    alloc = status.setdefault("allocatable", {})
+    alloc["cpu"] = f"{math.ceil(2000 * parse_quantity(alloc.get('cpu', '0')))}m"
+    alloc["pods"] = str(2 * int(parse_quantity(alloc.get("pods", "0"))) + 1)
+    sched.apiserver.update("Node", obj)
 
 
 def _outside_backoff(sched: Scheduler) -> str | None:
@@ -272,8 +297,8 @@ def constants_for(
         "Pods": frozenset(pods),
         "Plugins": frozenset(plugins),
         "Nodes": frozenset(nodes),
-        "Events": frozenset(e for pl in plugins for e in PLUGINS[pl]),
-        "Registered": Fcn({pl: frozenset(PLUGINS[pl]) for pl in plugins}),
+        "Events": frozenset(e for pl in plugins for e in REGISTERED[pl]),
+        "Registered": Fcn({pl: frozenset(REGISTERED[pl]) for pl in plugins}),
         "PluginSets": frozenset(sets),
         "Verdicts": frozenset(_functions(list(pods), sets)),
         "Delays": frozenset(delays) or frozenset({1}),
@@ -297,7 +322,7 @@ Action = tuple[Any, ...]  # ("Pop", "default/p"): an action of queue.tla and its
 
 def show(action: Action) -> str:
     """``Pop("default/p")``."""
-    name, *args = action
+    name, *args = (a for a in action if not isinstance(a, Delivery))
     return f"{name}({', '.join(render(a) for a in args)})" if args else name
 
 
@@ -307,6 +332,20 @@ def _key(s: State) -> tuple[Any, ...]:
 
 def _proj(s: Mapping[str, Value]) -> tuple[Value, ...]:
     return tuple(s[v] for v in OBSERVED)
+
+
+def _step(sm: StateMachine, state: State, action: Action) -> list[State]:
+    """The successors of ``state`` by ``action``; one carrying the :class:`Delivery` of the event
+    it delivers keeps only those whose hint verdicts are ``hints.tla``'s."""
+    if not action or not isinstance(action[-1], Delivery):
+        return [s.state for s in sm.successors(state, *action)]
+    d, args = action[-1], action[:-1]
+    event = args[1] if args[0] == "ClusterEvent" else "AssignedPodDelete"
+    registered = sm.constants["Registered"]
+    assert isinstance(registered, Fcn)
+    return [
+        s.state for s in sm.successors(state, *args) if pinned(state, s.state, event, d, registered)
+    ]
 
 
 # ---- validating -----------------------------------------------------------------------------
@@ -360,11 +399,11 @@ def universe(
     for o in observations:
         for p in o.pods.values():
             used |= p["rejecting"] | p["pending"]
-    if used - set(PLUGINS):
+    if used - set(REGISTERED):
         return pods, [], "plugins"
     if len(pods) > max_pods:
         return pods, [], "pods"
-    plugins = [pl for pl in PLUGINS if pl in used] or list(PLUGINS)[:1]
+    plugins = [pl for pl in REGISTERED if pl in used] or list(REGISTERED)[:1]
     return pods, plugins, None
 
 
@@ -427,7 +466,7 @@ DECLARED = {
 }
 
 
-def _declared(before: State, after: State, records: Sequence[tuple[str, ...]]) -> str | None:
+def _declared(before: State, after: State, records: Sequence[tuple[Any, ...]]) -> str | None:
     """The declared difference a step that no spec step explains falls under, if any."""
     was, now = before["where"], after["where"]
     assert isinstance(was, Fcn) and isinstance(now, Fcn)
@@ -459,7 +498,7 @@ Plan = list[list[list[Action]]]  # per record: alternative sequences of spec act
 def _plan(
     before: State,
     after: State,
-    records: Sequence[tuple[str, ...]],
+    records: Sequence[tuple[Any, ...]],
     nodes: Sequence[str],
     events: Value,
 ) -> tuple[Plan, int]:
@@ -494,7 +533,27 @@ def _plan(
             delivered.add(label)
             plan.append(_deliver(SPEC_EVENTS.get(label, label), gone))
 
+    bind_delivery: tuple[Delivery, ...] = ()
     for rec in records:
+        if rec[0] == "deliver":
+            # impl handed its queue an event with these objects: the spec delivers it with the
+            # verdicts hints.tla gives (a pre-checked one, a nomination's, is DECLARED)
+            label, d = rec[1], rec[2]
+            e = SPEC_EVENTS.get(label)
+            if e not in events or d.prechecked:
+                continue
+            if e == "AssignedPodDelete":
+                if bind_failed:
+                    bind_delivery = (d,)
+                elif gone:
+                    victims = [v for v in gone if v == _manifest_key(d.old)] or gone
+                    plan.append([[("AssignedPodDeleted", v, d)] for v in victims])
+                else:
+                    continue
+            else:
+                plan.append([[("ClusterEvent", e, d)]])
+            delivered.add(label)
+            continue
         if rec[0] == "event":
             # an AssignedPodDelete with no bound pod gone has no spec counterpart (DECLARED)
             orphan = rec[1] == "AssignedPodDelete" and (not gone or bind_failed)
@@ -511,7 +570,7 @@ def _plan(
                 plan.append([[("Assume", pod, node_of[pod])]])
         elif event == "ScheduleAttemptFailure":  # from "" when the binding cycle failed
             if was[pod] == "binding":
-                plan.append([[("BindFailed", pod)]])
+                plan.append([[("BindFailed", pod, *bind_delivery)]])
             else:  # a scheduling cycle's failure, or one at Reserve / Permit
                 binds = [[("Assume", pod, n), ("BindFailed", pod)] for n in nodes]
                 plan.append([[("Fail", pod)], *binds])
@@ -536,6 +595,11 @@ def _plan(
     return plan, synthesized
 
 
+def _manifest_key(obj: Mapping[str, Any] | None) -> str:
+    meta = (obj or {}).get("metadata") or {}
+    return f"{meta.get('namespace', 'default')}/{meta.get('name', '')}"
+
+
 _FLUSHES = {
     "BackoffComplete": "FlushBackoffQCompleted",
     "UnschedulableTimeout": "FlushUnschedulablePodsLeftover",
@@ -558,7 +622,7 @@ def _follow(
     for choice in itertools.product(*plan):
         states = list(frontier)
         for action in itertools.chain.from_iterable(choice):
-            states = _dedupe(s.state for f in states for s in sm.successors(f, *action))
+            states = _dedupe(s for f in states for s in _step(sm, f, action))
             if not states:
                 break
         hits = [s for s in states if _proj(s) == goal]
@@ -583,13 +647,13 @@ def _search(
     actions |= {("FlushBackoffQCompleted",), ("FlushUnschedulablePodsLeftover",)}
     layer = list(frontier)
     for t in tick:
-        layer = _dedupe(s.state for f in layer for s in sm.successors(f, *t))
+        layer = _dedupe(s for f in layer for s in _step(sm, f, t))
     hits = [s for s in layer if _proj(s) == goal]
     for depth in range(1, SEARCH_DEPTH + 1):
         if hits:
             return _dedupe(hits), depth - 1 + len(tick)
         layer = _dedupe(
-            s.state for f in layer for a in sorted(actions, key=show) for s in sm.successors(f, *a)
+            s for f in layer for a in sorted(actions, key=show) for s in _step(sm, f, a)
         )
         hits = [s for s in layer if _proj(s) == goal]
     return _dedupe(hits), SEARCH_DEPTH + len(tick)
@@ -605,11 +669,12 @@ def validate_cluster(
     max_pods: int = 4,
     idle_timeout: float = 60.0,
     late_node_at: float | None = None,
+    update_node_at: float | None = None,
 ) -> RunReport:
     """Record ``cluster``'s run and validate it (skipped when outside the universe)."""
     if len(cluster.pods) > max_pods:
         return RunReport(skipped="pods")
-    observations, skip = record_run(cluster, seed, idle_timeout, late_node_at)
+    observations, skip = record_run(cluster, seed, idle_timeout, late_node_at, update_node_at)
     if skip is not None:
         return RunReport(skipped=skip)
     nodes = [n["metadata"]["name"] for n in cluster.nodes]

@@ -108,12 +108,16 @@ def run_simulate(
     real scheduler's)."""
     out = Campaign()
     started = time.monotonic()
+    # impl's runs also update a node at t = 20 s (the hints' update paths)
+    update = {"update_node_at": 20.0} if validate_one is validate_cluster else {}
 
     @_settings(runs, seed)
     @given(objs=cluster_objects(max_nodes=2, max_pods=MAX_PODS, extras=False))
     def one(objs: list[dict[str, Any]]) -> None:
         cluster = from_objects(objs)
-        report = validate_one(cluster, max_pods=MAX_PODS, idle_timeout=400, late_node_at=40)
+        report = validate_one(
+            cluster, max_pods=MAX_PODS, idle_timeout=400, late_node_at=40, **update
+        )
         out.add(report, lambda: json.dumps(objs))
 
     (hypothesis_seed(seed)(one) if seed else one)()
@@ -258,6 +262,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
     p.add_argument("--machine-runs", type=int, default=0, help="stateful machine runs")
     p.add_argument("--steps", type=int, default=12, help="rules per stateful machine run")
     p.add_argument("--seed", type=int, default=0, help="0: Hypothesis derandomized")
+    p.add_argument("--out", metavar="DIR", help="write a shrunk counterexample per failing kind")
     args = p.parse_args(argv)
     campaigns = []
     if args.runs:
@@ -266,4 +271,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
         campaigns.append(("machine", machine_campaign(args.machine_runs, args.steps, args.seed)))
     for name, c in campaigns:
         render(name, c, out)
+        if args.out and c.unexplained:
+            from schedspec.checker.queue_counterexample import write_found
+
+            runs = args.runs if name == "simulate" else args.machine_runs
+            write_found(name, runs, args.seed, args.steps, args.out, out)
     return 1 if any(c.unexplained for _, c in campaigns) else 0

@@ -196,12 +196,30 @@ def pytest_killer(examples: int, seed: int) -> list[str]:
     return [] if code == 0 else [f"pytest exit {int(code)}"]
 
 
+def queue_trace_killer(examples: int, seed: int) -> list[str]:
+    """Trace validation of impl's queue against queue.tla with the hints of hints.tla pinned
+    (``checker/queue_trace.py``): ``examples`` simulated clusters and ``examples`` stateful
+    machine runs of 20 rules; every run with an unexplained step is a problem."""
+    from schedspec.checker.queue_trace_campaign import machine_campaign, run_simulate
+
+    problems = []
+    for name, c in (
+        ("simulate", run_simulate(examples, seed)),
+        ("machine", machine_campaign(examples, 20, seed)),
+    ):
+        for run, report in c.unexplained:
+            first = report.unexplained[0].render().splitlines()[0]
+            problems.append(f"{name}: unexplained {first} in {run[:200]}")
+    return problems
+
+
 _BUILTIN_KILLERS: dict[str, Killer] = {
     "campaign": campaign_killer,
     "corpus": corpus_killer,
     "preemption": preemption_killer,
     "properties": properties_killer,
     "pytest": pytest_killer,
+    "queue-trace": queue_trace_killer,
     "scoring": scoring_killer,
 }
 

@@ -22,13 +22,29 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from schedspec.spec.values import Fcn, Value
 
-__all__ = ["DELAYS", "PLUGINS", "queue_constants"]
+__all__ = ["DELAYS", "PLUGINS", "REGISTERED", "queue_constants"]
 
 PLUGINS: Mapping[str, tuple[str, ...]] = {
     "NodeResourcesFit": ("AssignedPodDelete", "NodeAdd", "NodeAllocatableUpdate"),
     "NodeAffinity": ("NodeAdd", "NodeLabelUpdate"),
     "TaintToleration": ("NodeAdd", "NodeTaintUpdate"),
 }
+
+REGISTERED: Mapping[str, tuple[str, ...]] = {
+    **PLUGINS,
+    # the UpdateNodeTaint buildQueueingHintMap (pkg/scheduler/scheduler.go) adds, with an
+    # always-Queue hint, for a plugin registering Node/Add but not UpdateNodeTaint
+    # (kubernetes#109437); left out of PLUGINS, which bounds the model checker's universe
+    "NodeResourcesFit": (*PLUGINS["NodeResourcesFit"], "NodeTaintUpdate"),
+    "NodeAffinity": (*PLUGINS["NodeAffinity"], "NodeTaintUpdate"),
+    # nodeunschedulable/node_unschedulable.go: Node Add | UpdateNodeTaint (an unschedulable
+    # flip is a taint update); nodeports/node_ports.go: Pod Delete, Node Add (+ the above)
+    "NodeUnschedulable": ("NodeAdd", "NodeTaintUpdate"),
+    "NodePorts": ("AssignedPodDelete", "NodeAdd", "NodeTaintUpdate"),
+}
+"""Every plugin whose QueueingHints ``spec/kube/hints.tla`` states, with the events it gets in
+v1.34 (QueueingHints on), the catch-all UpdateNodeTaint included: the universe of trace
+validation (``checker/queue_trace.py``). Pod updates are not listed (queue.tla has none)."""
 
 DELAYS: tuple[int, ...] = (1, 2, 11, 301)
 """How far one Tick may advance the clock, in seconds: a second, past a first backoff, past the

@@ -1,0 +1,82 @@
+"""The QueueingHint verdicts in trace validation (checker/queue_hints.py, spec/kube/hints.tla):
+hints.tla answers as upstream's hint functions do, and a run whose impl hint moved a pod the
+spec's hint would have kept is unexplained."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from schedspec.checker.queue_hints import Delivery, hint
+from schedspec.checker.queue_trace import validate_cluster
+from schedspec.cluster import from_objects
+from schedspec.impl.framework.events import QueueingHint
+from schedspec.impl.plugins.node_resources_fit import NodeResourcesFit
+
+
+def _node(name: str, cpu: str, **spec: Any) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
+        "spec": spec,
+        "status": {"allocatable": {"cpu": cpu, "memory": "4Gi", "pods": "110"}},
+    }
+
+
+def _pod(name: str, cpu: str, **spec: Any) -> dict[str, Any]:
+    container = {"name": "c", "image": "app:1", "resources": {"requests": {"cpu": cpu}}}
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"},
+            "spec": {"containers": [container], **spec}}  # fmt: skip
+
+
+def _ask(plugin: str, event: str, pod: dict[str, Any], old: Any, new: Any) -> bool:
+    return hint(plugin, event, pod, Delivery(event, old, new, {}, False))
+
+
+def test_node_resources_fit_queues_a_node_that_fits_the_pod_alone() -> None:
+    big = _pod("big", "2")
+    assert _ask("NodeResourcesFit", "NodeAdd", big, None, _node("n", "4"))
+    assert not _ask("NodeResourcesFit", "NodeAdd", big, None, _node("n", "1"))
+    # an update counts only when a requested resource grew
+    assert _ask("NodeResourcesFit", "NodeAllocatableUpdate", big, _node("n", "1"), _node("n", "4"))
+    assert not _ask("NodeResourcesFit", "NodeAllocatableUpdate", big, _node("n", "8"), _node("n", "4"))
+    bound = {**big, "spec": {**big["spec"], "nodeName": "n"}}
+    assert _ask("NodeResourcesFit", "AssignedPodDelete", big, bound, None)
+    assert not _ask("NodeResourcesFit", "AssignedPodDelete", big, big, None)
+
+
+def test_taints_affinity_and_unschedulable_hints() -> None:
+    pod = _pod("p", "1", nodeSelector={"zone": "a"})
+    tainted = _node("n", "4", taints=[{"key": "k", "effect": "NoSchedule"}])
+    assert not _ask("TaintToleration", "NodeAdd", pod, None, tainted)
+    assert _ask("TaintToleration", "NodeTaintUpdate", pod, tainted, _node("n", "4"))
+    zoned = {**tainted, "metadata": {"name": "n", "labels": {"zone": "a"}}}
+    assert _ask("NodeAffinity", "NodeAdd", pod, None, zoned)
+    assert not _ask("NodeAffinity", "NodeLabelUpdate", pod, zoned, zoned)
+    cordoned = _node("n", "4", unschedulable=True)
+    assert _ask("NodeUnschedulable", "NodeTaintUpdate", pod, cordoned, _node("n", "4"))
+    assert not _ask("NodeUnschedulable", "NodeAdd", pod, None, cordoned)
+
+
+# one pod too big for the node; at t = 20 s the node is updated (twice the cpu: still too small)
+CLUSTER = from_objects([_node("small", "500m"), _pod("big", "2")])
+
+
+def test_a_node_update_the_spec_hint_skips_moves_no_pod() -> None:
+    report = validate_cluster(CLUSTER, idle_timeout=400, late_node_at=40, update_node_at=20)
+    assert report.skipped is None and report.unexplained == []
+    assert report.actions["ClusterEvent"] >= 2
+
+
+def test_an_impl_hint_that_always_queues_is_unexplained(monkeypatch: pytest.MonkeyPatch) -> None:
+    def always(self: NodeResourcesFit, *args: Any) -> QueueingHint:
+        return QueueingHint.QUEUE
+
+    monkeypatch.setattr(NodeResourcesFit, "is_schedulable_after_node_change", always)
+    report = validate_cluster(CLUSTER, idle_timeout=400, late_node_at=40, update_node_at=20)
+    assert len(report.unexplained) == 1
+    step = report.unexplained[0]
+    assert step.t == 20
+    assert "unschedulable" in step.render()
