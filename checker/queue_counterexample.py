@@ -13,8 +13,9 @@ are validated. So whatever Hypothesis shrinks to is, by construction, a run the 
 reproduce. Two generators, as the campaigns (:mod:`.queue_trace_campaign`):
 
 ``simulate``
-    a drawn cluster (shrunk: fewer nodes and pods, fewer fields) and one entry, the roomy
-    ``late-node`` created at 40 s;
+    a drawn cluster (shrunk: fewer nodes and pods, fewer fields) and the campaign's two
+    entries: its first node updated at 20 s (taints gone, schedulable, a label, more cpu and
+    pods) and the roomy ``late-node`` created at 40 s;
 ``machine``
     the stateful machine's rule sequence (shrunk: fewer, simpler rules) recorded as entries:
     nodes and pods created, bound pods and nodes deleted (``delete_node_later`` at its time),
@@ -31,7 +32,9 @@ directory and prints the step again (exit 1), or says it no longer happens (exit
 from __future__ import annotations
 
 import contextlib
+import copy
 import json
+import math
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -59,7 +62,7 @@ from schedspec.checker.queue_trace import (
 )
 from schedspec.checker.queue_trace_campaign import MAX_PODS, QueueTraceMachine
 from schedspec.checker.strategies import cluster_objects
-from schedspec.cluster import Cluster, load, loads
+from schedspec.cluster import Cluster, from_objects, load, loads, parse_quantity
 from schedspec.events import (
     EventScript,
     format_duration,
@@ -83,7 +86,7 @@ __all__ = [
     "write_found",
 ]
 
-LATE_NODE_AT = 40.0
+HEAL_AT, LATE_NODE_AT = 20.0, 40.0
 SIMULATE_UNTIL = LATE_NODE_AT + 400.0  # the campaign runs 400 s idle past the late node
 
 
@@ -155,6 +158,21 @@ def _late_node_entry() -> dict[str, Any]:
     return {"at": format_duration(LATE_NODE_AT), "create": node}
 
 
+def _healed(node: dict[str, Any]) -> dict[str, Any]:
+    """The campaign's node update at 20 s (``queue_trace._heal_node``): no taints,
+    schedulable, a new label, twice the cpu and pods plus one — NodeAllocatableUpdate,
+    NodeLabelUpdate and NodeTaintUpdate at once."""
+    obj = copy.deepcopy(node)
+    spec, status = obj.setdefault("spec", {}), obj.setdefault("status", {})
+    spec.pop("taints", None)
+    spec["unschedulable"] = False
+    obj["metadata"].setdefault("labels", {})["schedspec.io/healed"] = "true"
+    alloc = status.setdefault("allocatable", {})
+    alloc["cpu"] = f"{math.ceil(2000 * parse_quantity(alloc.get('cpu', '0')))}m"
+    alloc["pods"] = str(2 * int(parse_quantity(alloc.get("pods", "0"))) + 1)
+    return obj
+
+
 class _Found(Exception):
     """Raised inside a Hypothesis example to mark it failing (and so shrink it)."""
 
@@ -190,7 +208,9 @@ def _find_simulate(
     @_settings(runs, seed)
     @given(objs=drawn)
     def one(objs: list[dict[str, Any]]) -> None:
-        cluster_yaml, events_yaml = _texts(objs, [_late_node_entry()])
+        nodes = from_objects(objs).nodes
+        heal = [{"at": format_duration(HEAL_AT), "update": _healed(nodes[0])}] if nodes else []
+        cluster_yaml, events_yaml = _texts(objs, [*heal, _late_node_entry()])
         run = _run_texts("simulate", cluster_yaml, events_yaml, SIMULATE_UNTIL)
         if run.report.unexplained:
             found.append(run)  # the last one raised is the shrunk one
