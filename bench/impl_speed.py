@@ -59,10 +59,9 @@ def child(tree: Path, name: str, nodes: int, pods: int | None) -> None:
         _package_of(tree, Path(tmp))
         sys.path.insert(0, tmp)
         race = _race()
+        import schedspec.impl
         from schedspec.cluster import from_objects
         from schedspec.impl.simulate import build, result_of
-
-        import schedspec.impl
 
         load = race.workload(name, nodes, pods)
         scheduler = build(from_objects(load.objects))
