@@ -463,6 +463,9 @@ DECLARED = {
     "AssignedPodDelete is a bound pod's deletion",
     "pod-update": "a pending pod's update moved it (UnscheduledPodUpdate, PodUpdate events): "
     "queue.tla does not model pod updates",
+    "activate": "Activate moved a pod to activeQ (ForceActivate; upstream's async preemption "
+    "activates its preemptor when an API call of its goroutine fails, preemption.go "
+    "prepareCandidateAsync): queue.tla does not model Activate",
 }
 
 
@@ -476,6 +479,8 @@ def _declared(before: State, after: State, records: Sequence[tuple[Any, ...]]) -
         return "nomination"
     if any(e.startswith(("UnschedulablePod", "UnscheduledPod", "Pod")) for e in events):
         return "pod-update"
+    if "ForceActivate" in events:
+        return "activate"
     return None
 
 
