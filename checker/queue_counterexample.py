@@ -25,14 +25,17 @@ reproduce. Two generators, as the campaigns (:mod:`.queue_trace_campaign`):
 Written to ``DIR``: ``cluster.yaml``, ``events.yaml``, ``counterexample.itf.json`` (queue.tla's
 observed variables after every impl step that changed them, the last one the step no spec
 action explains, with impl's records and the spec actions tried) and ``README.txt`` (the
-command, the step). ``python3 -m schedspec.checker.queue_counterexample DIR`` replays a
-directory and prints the step again (exit 1), or says it no longer happens (exit 0).
+command, the step), and ``t.jsonl``, the run's trace. The command line
+(:mod:`.queue_counterexample_cli`): ``python3 -m schedspec.checker.queue_counterexample replay
+DIR`` validates a directory's run again and prints the step (exit 1), or says it no longer
+happens (exit 0); ``… find --kind machine --runs N [--mutant NAME] --out DIR`` searches.
 """
 
 from __future__ import annotations
 
 import contextlib
 import copy
+import io
 import json
 import math
 import sys
@@ -79,7 +82,6 @@ __all__ = [
     "Counterexample",
     "find",
     "itf_trace",
-    "main",
     "replay",
     "replay_dir",
     "write",
@@ -438,17 +440,24 @@ def command(until: float) -> str:
 
 
 def write(c: Counterexample, out: Path) -> None:
-    """``cluster.yaml``, ``events.yaml``, ``counterexample.itf.json``, ``README.txt``."""
+    """``cluster.yaml``, ``events.yaml``, ``counterexample.itf.json``, ``README.txt`` and
+    ``t.jsonl``: the run's trace (``schedspec.impl.trace``) as this process's impl made it —
+    under a mutant, the mutant's."""
     out.mkdir(parents=True, exist_ok=True)
     (out / "cluster.yaml").write_text(c.cluster_yaml, encoding="utf-8")
     (out / "events.yaml").write_text(c.events_yaml, encoding="utf-8")
     (out / "counterexample.itf.json").write_text(json.dumps(itf_trace(c), indent=1), "utf-8")
+    cluster = loads(c.cluster_yaml, source="cluster.yaml")
+    trace = io.StringIO()
+    script = loads_events(c.events_yaml, cluster, source="events.yaml")
+    run_scripted(cluster, script, until=c.until, trace=trace)
+    (out / "t.jsonl").write_text(trace.getvalue(), encoding="utf-8")
     readme = [
         f"A {c.kind} run with a queue step spec/kube/queue.tla does not explain.",
         "",
         "Reproduce (in this directory):",
         f"  {command(c.until)}",
-        "  python3 -m schedspec.checker.queue_counterexample .",
+        "  python3 -m schedspec.checker.queue_counterexample replay .",
         "",
         c.step.render(),
         "",
@@ -479,19 +488,7 @@ def write_found(kind: str, runs: int, seed: int, steps: int, dest: str, out: Tex
           f"counterexample.itf.json); in it: {command(found.until)}", file=out)  # fmt: skip
 
 
-def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
-    out = out or sys.stdout
-    args = list(sys.argv[1:] if argv is None else argv)
-    if len(args) != 1:
-        print("usage: python3 -m schedspec.checker.queue_counterexample DIR", file=out)
-        return 2
-    _, report = replay_dir(Path(args[0]))
-    if not report.unexplained:
-        print("every step is explained (the run no longer shows the counterexample)", file=out)
-        return 0
-    print(report.unexplained[0].render(), file=out)
-    return 1
-
-
 if __name__ == "__main__":
+    from schedspec.checker.queue_counterexample_cli import main
+
     sys.exit(main())

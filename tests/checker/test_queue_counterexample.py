@@ -14,6 +14,7 @@ import pytest
 from hypothesis import strategies as st
 
 from schedspec.checker import queue_counterexample as qc
+from schedspec.checker import queue_counterexample_cli as cli
 from schedspec.cli import main
 from schedspec.impl.queue.scheduling_queue import QueueingStrategy, SchedulingQueue
 
@@ -71,7 +72,7 @@ def test_a_broken_hint_is_written_as_files_that_reproduce_it(
     assert moved[-1] == (step.t, "AssignedPodAdd")
 
     # the directory replayed names the same step
-    assert qc.main([str(tmp_path)]) == 1
+    assert cli.main(["replay", str(tmp_path)]) == 1
     assert 'where["default/picky"]: "unschedulable" -> "backoffQ"' in capsys.readouterr().out
 
     # the ITF trace ends in that step, and only its last state is unexplained
@@ -91,7 +92,7 @@ def test_the_replay_of_a_fixed_run_says_it_is_explained(
     assert found is not None
     qc.write(found, tmp_path)
     monkeypatch.undo()  # impl fixed
-    assert qc.main([str(tmp_path)]) == 0
+    assert cli.main(["replay", str(tmp_path)]) == 0
     assert "every step is explained" in capsys.readouterr().out
 
 
