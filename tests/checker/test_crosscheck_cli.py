@@ -129,8 +129,8 @@ def test_parallel_campaign_is_its_workers_campaigns_merged() -> None:
     from schedspec.checker.campaign import run_campaign, run_parallel
 
     sizes = {"nodes": (1, 3), "pods": (1, 4)}
-    merged = run_parallel(13, seed=5, jobs=2, shrink=False, **sizes)
-    # worker k draws under seed 5 * 2 + k; the first takes the odd cluster out
+    merged = run_parallel(13, seed=5, jobs=2, shrink=False, shard_size=7, **sizes)
+    # two shards of at most 7: shard k draws under seed 5 * 2 + k; the first takes the odd one
     parts = [run_campaign(7, 10, shrink=False, **sizes), run_campaign(6, 11, shrink=False, **sizes)]
     assert merged.examples == 13 and merged.jobs == 2
     assert merged.checked == parts[0].checked + parts[1].checked
