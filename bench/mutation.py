@@ -36,6 +36,7 @@ from schedspec.checker.mutants import (
     run_in_child,
     run_mutants,
 )
+from schedspec.progress import bar
 
 HINTS = "queueing hint"
 """The reach of the hint mutants: no seam of the checker calls them; queue trace validation
@@ -214,24 +215,27 @@ def main(argv: list[str] | None = None) -> int:
     drift = _control(chain, args, timeout, "before")
     start = time.perf_counter()
     outcomes = []
-    for n, outcome in enumerate(
-        run_mutants(
-            chosen,
-            chain,
-            examples=args.examples,
-            seed=args.seed,
-            timeout=timeout,
-            parallel=args.jobs,
-        ),
-        1,
-    ):
-        outcomes.append(outcome)
-        if args.verbose:
-            print(
-                f"[{n}/{len(chosen)}] {outcome.status:8} {outcome.seconds:5.1f}s "
-                f"{outcome.mutant.describe()}  {outcome.detail[:120]}",
-                flush=True,
-            )
+    # a bar on stderr when it is a terminal (mutants/s, survivors so far, ETA); never in --json
+    with bar("mutants", len(chosen), unit="mutants", label="survived") as shown:
+        for n, outcome in enumerate(
+            run_mutants(
+                chosen,
+                chain,
+                examples=args.examples,
+                seed=args.seed,
+                timeout=timeout,
+                parallel=args.jobs,
+            ),
+            1,
+        ):
+            outcomes.append(outcome)
+            shown.update(n, count=sum(o.status == "survived" for o in outcomes))
+            if args.verbose:  # rich draws a print to stdout above its bar
+                print(
+                    f"[{n}/{len(chosen)}] {outcome.status:8} {outcome.seconds:5.1f}s "
+                    f"{outcome.mutant.describe()}  {outcome.detail[:120]}",
+                    flush=True,
+                )
     seconds = time.perf_counter() - start
     drift += _control(chain, args, timeout, "after")
     report = _report(everything, outcomes, seconds, names)

@@ -147,10 +147,10 @@ def run_crosscheck(args: argparse.Namespace, out: TextIO) -> int:
     from schedspec.progress import bar
 
     total = args.examples + len(corpus)
-    with bar("crosscheck", total, differ=True, enabled=not args.json) as shown:
+    with bar("crosscheck", total, label="differ", enabled=not args.json) as shown:
 
         def progress(done: int, total: int, failing: int) -> None:
-            shown.update(done, total, differ=failing)
+            shown.update(done, total, count=failing)
 
         def found(c: Counterexample, shard: int) -> None:
             shown.note(f"shard {shard} found a counterexample:\n{c.describe()}")

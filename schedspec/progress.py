@@ -4,8 +4,8 @@
 ``bar.note(text)`` prints a line above it (a counterexample as it arrives). When stderr is not a
 terminal — a pipe, a file, a test's captured output — or ``enabled`` is False, the bar draws
 nothing and ``note`` writes plain lines to stderr; stdout (and so ``--json``) is never touched.
-``fields`` name what the bar shows beside the count: ``differ`` (clusters with an undeclared
-disagreement so far) and ``unit`` (what is counted, for the rate column).
+Beside the count it shows the rate in ``unit``/s, with ``label`` a second count (``count=`` in
+``update``: clusters that differ, mutants that survived), the time spent and the ETA.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ class Bar:
             sys.stderr.write(text if text.endswith("\n") else text + "\n")
 
 
-def _columns(unit: str, differ: bool) -> list[Any]:
+def _columns(unit: str, label: str) -> list[Any]:
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -58,8 +58,8 @@ def _columns(unit: str, differ: bool) -> list[Any]:
 
     columns: list[Any] = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                           Rate()]  # fmt: skip
-    if differ:
-        columns.append(TextColumn("{task.fields[differ]} differ"))
+    if label:
+        columns.append(TextColumn("{task.fields[count]} " + label))
     return [*columns, TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn()]
 
 
@@ -69,7 +69,7 @@ def bar(
     total: int,
     *,
     unit: str = "clusters",
-    differ: bool = False,
+    label: str = "",
     enabled: bool = True,
 ) -> Iterator[Bar]:
     """A bar on stderr while the block runs; see the module docstring."""
@@ -80,6 +80,6 @@ def bar(
     from rich.progress import Progress
 
     console = Console(stderr=True)
-    with Progress(*_columns(unit, differ), console=console, speed_estimate_period=60) as progress:
-        task = progress.add_task(description, total=total, differ=0)
+    with Progress(*_columns(unit, label), console=console, speed_estimate_period=60) as progress:
+        task = progress.add_task(description, total=total, count=0)
         yield Bar(progress, task)
