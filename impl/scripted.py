@@ -99,9 +99,10 @@ class _Driver:
     def run_to(self, t: float) -> None:
         """Every callback due at or before ``t``; the clock then reads ``t``."""
         loop = self.sched.loop
-        if t > loop.now():
-            loop.after(t - loop.now(), lambda: None)
         while (when := loop.next_time()) is not None and when <= t:
+            self.step()
+        if t > loop.now():  # nothing was due at t itself: a no-op there moves the clock
+            loop.after(t - loop.now(), lambda: None)
             self.step()
 
     def run_idle(self, idle_timeout: float) -> None:
