@@ -29,6 +29,7 @@ import (
 	_ "unsafe" // go:linkname of the queue's flushes
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -58,6 +59,8 @@ type queueRequest struct {
 	Later []struct {
 		At   float64         `json:"at"`
 		Node json.RawMessage `json:"node"`
+		// Update: the node replaces the existing one of its name (an update, not a create).
+		Update bool `json:"update"`
 	} `json:"later"`
 }
 
@@ -96,7 +99,7 @@ type queueRecorder struct {
 	prebound map[string]float64 // bound before the run: when the scheduler's cache had it
 	bound    map[string]string  // seen bound in the cache: node
 	events   map[string]int     // MoveAllToActiveOrBackoffQueue calls by event label
-	records  [][]string
+	records  [][]any
 	trace    []map[string]any
 }
 
@@ -165,7 +168,7 @@ func (rec *queueRecorder) stepLocked(event string, call func()) {
 	sort.Strings(keys)
 	for _, k := range keys {
 		if before[k] != after[k] {
-			rec.records = append(rec.records, []string{"move", k, before[k], after[k], event})
+			rec.records = append(rec.records, []any{"move", k, before[k], after[k], event})
 		}
 	}
 	for k, place := range after {
@@ -192,7 +195,7 @@ func (rec *queueRecorder) observation(places map[string]string) map[string]any {
 			pods[key] = v
 		}
 	}
-	return map[string]any{"t": rec.now(), "records": append([][]string{}, rec.records...), "pods": pods}
+	return map[string]any{"t": rec.now(), "records": append([][]any{}, rec.records...), "pods": pods}
 }
 
 func (rec *queueRecorder) podState(key string, pod *v1.Pod, place string) map[string]any {
@@ -337,9 +340,10 @@ func (w *recQueue) MoveAllToActiveOrBackoffQueue(logger klog.Logger, event fwk.C
 	label := event.Label()
 	w.rec.step(label, func() {
 		w.rec.events[label]++
+		w.rec.records = append(w.rec.records, []any{"deliver", label, w.rec.delivery(oldObj, newObj, preCheck != nil)})
 		if len(w.SchedulingQueue.InFlightPods()) > 0 {
 			// the queue keeps it for the pods in flight (activeQueue.addEventIfAnyInFlight)
-			w.rec.records = append(w.rec.records, []string{"event", label})
+			w.rec.records = append(w.rec.records, []any{"event", label})
 		}
 		w.SchedulingQueue.MoveAllToActiveOrBackoffQueue(logger, event, oldObj, newObj, preCheck)
 	})
@@ -353,11 +357,34 @@ func (w *recQueue) AssignedPodUpdated(logger klog.Logger, oldPod, newPod *v1.Pod
 	w.rec.step(event.Label(), func() { w.SchedulingQueue.AssignedPodUpdated(logger, oldPod, newPod, event) })
 }
 
+// delivery: what a QueueingHint of this event reads — its old and new objects, and the pending
+// pods as the queue holds them (pInfo.Pod) — and whether a pre-check narrows the pods.
+func (rec *queueRecorder) delivery(oldObj, newObj interface{}, prechecked bool) map[string]any {
+	pods := map[string]any{}
+	for key, pi := range rec.infos {
+		if _, bound := rec.bound[key]; !bound && pi.Pod.Spec.NodeName == "" {
+			pods[key] = pi.Pod
+		}
+	}
+	return map[string]any{"old": apiObject(oldObj), "new": apiObject(newObj), "pods": pods, "prechecked": prechecked}
+}
+
+func apiObject(obj interface{}) any {
+	switch o := obj.(type) {
+	case *v1.Node:
+		return o
+	case *v1.Pod:
+		return o
+	}
+	return nil
+}
+
 // ---- the virtual-time loop ---------------------------------------------------------------
 
 type laterNode struct {
-	at   float64
-	node *v1.Node
+	at     float64
+	node   *v1.Node
+	update bool
 }
 
 func decodeLater(q *queueRequest) ([]laterNode, error) {
@@ -374,7 +401,7 @@ func decodeLater(q *queueRequest) ([]laterNode, error) {
 		if l.At < 0 || l.At != math.Floor(l.At) {
 			return nil, fmt.Errorf("recordQueue.later[%d].at: %v is not a whole number of seconds ≥ 0", i, l.At)
 		}
-		out = append(out, laterNode{l.At, n})
+		out = append(out, laterNode{l.At, n, l.Update})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].at < out[j].at })
 	return out, nil
@@ -434,7 +461,7 @@ func (r *run) loopRecorded(rec *queueRecorder, q *queueRequest, later []laterNod
 		now = next
 		rec.clock.SetTime(clockBase.Add(time.Duration(now * float64(time.Second))))
 		for len(later) > 0 && later[0].at <= now {
-			r.create(rec, later[0].node)
+			r.create(rec, later[0])
 			later = later[1:]
 			lastProgress = now
 		}
@@ -452,16 +479,32 @@ func (r *run) flushLeftover(rec *queueRecorder) {
 	rec.step(framework.EventUnschedulableTimeout.Label(), func() { flushUnschedulablePodsLeftover(rec.pq, rec.logger) })
 }
 
-// create adds a node through the API and waits until the scheduler's handler has announced it
-// to the queue (addNodeToCache's MoveAllToActiveOrBackoffQueue with NodeAdd).
-func (r *run) create(rec *queueRecorder, node *v1.Node) {
+// create adds (or updates) a node through the API and waits until the scheduler's handler has
+// announced it to the queue: addNodeToCache's MoveAllToActiveOrBackoffQueue with NodeAdd; for an
+// update, the cache holding the new node (updateNodeInCache then moves with the update's events).
+func (r *run) create(rec *queueRecorder, l laterNode) {
 	label := fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add}.Label()
 	before := rec.eventCount(label)
-	if _, err := r.e.client.CoreV1().Nodes().Create(r.e.ctx, node.DeepCopy(), metav1.CreateOptions{}); err != nil {
+	nodes := r.e.client.CoreV1().Nodes()
+	var err error
+	if l.update {
+		_, err = nodes.Update(r.e.ctx, l.node.DeepCopy(), metav1.UpdateOptions{})
+	} else {
+		_, err = nodes.Create(r.e.ctx, l.node.DeepCopy(), metav1.CreateOptions{})
+	}
+	if err != nil {
 		return
 	}
 	deadline := time.Now().Add(settleTimeout)
-	for time.Now().Before(deadline) && rec.eventCount(label) == before {
+	for time.Now().Before(deadline) {
+		if l.update {
+			if ni, ok := r.e.sched.Cache.Dump().Nodes[l.node.Name]; ok && equality.Semantic.DeepEqual(ni.Node().Labels, l.node.Labels) && equality.Semantic.DeepEqual(ni.Node().Status.Allocatable, l.node.Status.Allocatable) {
+				r.quiet(time.Millisecond)
+				return
+			}
+		} else if rec.eventCount(label) != before {
+			return
+		}
 		time.Sleep(50 * time.Microsecond)
 	}
 }
