@@ -108,8 +108,8 @@ def run_simulate(
     real scheduler's)."""
     out = Campaign()
     started = time.monotonic()
-    # impl's runs also update a node at t = 20 s (the hints' update paths)
-    update = {"update_node_at": 20.0} if validate_one is validate_cluster else {}
+    # the runs also update a node at t = 20 s (the hints' update paths)
+    update = {"update_node_at": 20.0}
 
     @_settings(runs, seed)
     @given(objs=cluster_objects(max_nodes=2, max_pods=MAX_PODS, extras=False))

@@ -35,17 +35,21 @@ differences). What differs is only where a value comes from:
 from __future__ import annotations
 
 import argparse
+import copy
 import functools
 import math
 import sys
 from collections.abc import Mapping, Sequence
+from types import SimpleNamespace
 from typing import Any, TextIO
 
 from schedspec.checker.oracle import Oracle, OracleRequestError, cluster_json
+from schedspec.checker.queue_hints import Delivery
 from schedspec.checker.queue_trace import (
     LATE_NODE,
     Observation,
     RunReport,
+    _heal_node,
     _late_node,
     validate,
 )
@@ -105,14 +109,58 @@ def _pod(raw: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def _record(raw: Sequence[Any]) -> tuple[Any, ...]:
+    """A record; a ``deliver`` one carries the event's :class:`~.queue_hints.Delivery` (its
+    objects and the pending pods as the real queue held them), for the hints to be pinned."""
+    if raw[0] != "deliver":
+        return tuple(raw)
+    label, d = raw[1], raw[2]
+    pods = {k: _manifest(v) for k, v in (d["pods"] or {}).items()}
+    delivery = Delivery(label, _manifest(d["old"]), _manifest(d["new"]), pods, d["prechecked"])
+    return ("deliver", label, delivery)
+
+
+def _manifest(obj: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """A Go-encoded object as a manifest (namespace defaulted, as the loader does)."""
+    if obj is None:
+        return None
+    out = dict(obj)
+    meta = dict(out.get("metadata") or {})
+    if "spec" in out and "containers" in (out["spec"] or {}):
+        meta.setdefault("namespace", "default")
+    out["metadata"] = meta
+    return out
+
+
 def observations(trace: Sequence[Mapping[str, Any]]) -> list[Observation]:
     """The oracle's ``queue.trace`` as :class:`~.queue_trace.Observation`\\ s."""
     out = []
     for obs in trace:
         pods = {k: _pod(v) for k, v in sorted(obs["pods"].items())}
-        records = tuple(tuple(r) for r in obs["records"] or ())
+        records = tuple(_record(r) for r in obs["records"] or ())
         out.append(Observation(float(obs["t"]), pods, records))
     return out
+
+
+class _Capture:
+    """An API server holding one node, keeping what is written back (for ``_heal_node``)."""
+
+    def __init__(self, node: Mapping[str, Any]) -> None:
+        self.node = node
+        self.updated: dict[str, Any] | None = None
+
+    def get(self, kind: str, name: str) -> dict[str, Any]:
+        return copy.deepcopy(dict(self.node))
+
+    def update(self, kind: str, obj: dict[str, Any]) -> None:
+        self.updated = obj
+
+
+def _healed(node: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The update impl's campaign makes to ``node`` at 20 s (queue_trace ``_heal_node``)."""
+    api = _Capture(node)
+    _heal_node(SimpleNamespace(apiserver=api), node["metadata"]["name"])  # type: ignore[arg-type]
+    return api.updated
 
 
 def _outside(cluster: Cluster) -> str | None:
@@ -129,13 +177,18 @@ def record_real_run(
     seed: int = 0,
     idle_timeout: float = 60.0,
     late_node_at: float | None = None,
+    update_node_at: float | None = None,
 ) -> tuple[list[Observation], dict[str, Any]]:
     """The real scheduler's run of ``cluster`` (``late_node_at``: a roomy node named
-    :data:`~.queue_trace.LATE_NODE` created then), observed: the observations and the oracle's
-    whole answer (bindings, ``queue.virtualSeconds``, ...)."""
-    request: dict[str, Any] = {"idle": idle_timeout}
+    :data:`~.queue_trace.LATE_NODE` created then; ``update_node_at``: the cluster's first node
+    updated then as impl's campaign does), observed: the observations and the oracle's whole
+    answer (bindings, ``queue.virtualSeconds``, ...)."""
+    request: dict[str, Any] = {"idle": idle_timeout, "later": []}
+    if update_node_at is not None and cluster.nodes:
+        healed = _healed(cluster.nodes[0])
+        request["later"].append({"at": update_node_at, "node": healed, "update": True})
     if late_node_at is not None:
-        request["later"] = [{"at": late_node_at, "node": _late_node()}]
+        request["later"].append({"at": late_node_at, "node": _late_node()})
     answer = oracle.schedule(cluster_json(cluster), seed, ties=False, record_queue=request)
     return observations(answer["queue"]["trace"]), answer
 
@@ -148,6 +201,7 @@ def validate_real_cluster(
     max_pods: int = 4,
     idle_timeout: float = 60.0,
     late_node_at: float | None = None,
+    update_node_at: float | None = None,
 ) -> RunReport:
     """Record ``cluster``'s real run and validate it (skipped when outside the universe)."""
     if len(cluster.pods) > max_pods:
@@ -155,7 +209,9 @@ def validate_real_cluster(
     if (why := _outside(cluster)) is not None:
         return RunReport(skipped=why)
     try:
-        observed, _ = record_real_run(oracle, cluster, seed, idle_timeout, late_node_at)
+        observed, _ = record_real_run(
+            oracle, cluster, seed, idle_timeout, late_node_at, update_node_at
+        )
     except OracleRequestError:
         return RunReport(skipped=REFUSED)
     nodes = [n["metadata"]["name"] for n in cluster.nodes]

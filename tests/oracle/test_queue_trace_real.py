@@ -32,7 +32,8 @@ def _pod(name: str, cpu: str) -> dict[str, object]:
 CLUSTER = from_objects(
     [_node("small", "1"), _pod("big", "2"), _pod("tiny", "100m"), _pod("huge", "100")]
 )
-NODES = ["small", "late-node"]
+LATE = "late-node"
+NODES = ["small", LATE]
 
 
 def _run(oracle: Oracle) -> tuple[list[Observation], dict[str, object]]:
@@ -103,3 +104,31 @@ def test_the_recorded_run_schedules_as_the_plain_one(oracle: Oracle) -> None:
     assert recorded["bindings"] == plain["bindings"] == {"default/tiny": "small"}
     assert set(recorded["unschedulable"]) == set(plain["unschedulable"])
     assert validate_real_cluster(oracle, CLUSTER, idle_timeout=10).unexplained == []
+
+
+def test_a_real_skip_that_hints_tla_would_queue_is_unexplained(oracle: Oracle) -> None:
+    # the real NodeResourcesFit hint skipped huge on the late node's NodeAdd (64 cpu < 100);
+    # say the node had 200 cpu: hints.tla then answers Queue, and huge staying put is unexplained
+    observations, _ = _run(oracle)
+    for i, obs in enumerate(observations):
+        records = list(obs.records)
+        for j, rec in enumerate(records):
+            if (
+                rec[0] == "deliver"
+                and rec[1] == "NodeAdd"
+                and rec[2].new["metadata"]["name"] == LATE
+            ):
+                d = rec[2]
+                roomy = {**d.new, "status": {"allocatable": {"cpu": "200", "pods": "110"}}}
+                records[j] = ("deliver", "NodeAdd", dataclasses.replace(d, new=roomy))
+                observations[i] = dataclasses.replace(obs, records=tuple(records))
+                break
+        else:
+            continue
+        break
+    else:
+        raise AssertionError("the late node's NodeAdd was not delivered")
+    assert validate(_run(oracle)[0], NODES).unexplained == []
+    report = validate(observations, NODES)
+    assert len(report.unexplained) == 1
+    assert "NodeAdd" in report.unexplained[0].render()
