@@ -32,6 +32,7 @@ from schedspec.impl.framework.types import (
 
 __all__ = [
     "APIClient",
+    "BatchScorer",
     "BindPlugin",
     "Clock",
     "FilterPlugin",
@@ -137,6 +138,18 @@ class ScorePlugin(Plugin, Protocol):
     ) -> tuple[int, Status | None]: ...
 
     def score_extensions(self) -> ScoreExtensions | None: ...
+
+
+@runtime_checkable
+class BatchScorer(Protocol):
+    """Optional beside ``ScorePlugin``: Score on every node of the cycle in one call, the same
+    values ``score`` gives node by node (the framework then calls this instead). Upstream has no
+    such point — its framework calls Score per node on 16 goroutines; here a plugin whose score
+    is a few arithmetic operations reads its cycle state once instead of once per node."""
+
+    def score_nodes(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[list[int], Status | None]: ...
 
 
 @runtime_checkable

@@ -34,6 +34,7 @@ from schedspec.impl.framework.cycle_state import CycleState
 from schedspec.impl.framework.declared import DECLARED_OUT_OF_SCOPE
 from schedspec.impl.framework.interface import (
     APIClient,
+    BatchScorer,
     BindPlugin,
     Clock,
     FilterPlugin,
@@ -560,7 +561,11 @@ class Framework:
             if status is not None:
                 return totals, status
             weight = self.score_weights[name]
-            for i, ns in enumerate(scores):
+            values = [ns.score for ns in scores]
+            if values and min(values) >= 0 and max(values) <= MAX_NODE_SCORE:
+                totals = [t + v * weight for t, v in zip(totals, values, strict=True)]
+                continue
+            for i, ns in enumerate(scores):  # some score is out of range: add up to it
                 if not 0 <= ns.score <= MAX_NODE_SCORE:
                     message = (
                         f"plugin {name!r} returns an invalid score {ns.score}, it should in "
@@ -690,14 +695,27 @@ def _conflict(narrowing: set[str]) -> Status:
 def _plugin_scores(
     pl: ScorePlugin, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
 ) -> tuple[list[NodeScore], Status | None]:
-    score = pl.score
     scores: list[NodeScore] = []
+    if isinstance(pl, BatchScorer):
+        values, status = pl.score_nodes(state, pod, nodes)
+        if status is not None and not status.is_success():
+            message = f"running Score plugin {pl.name()!r}: {status.message()}"
+            return scores, Status(Code.ERROR, (message,), pl.name())
+        scores = [NodeScore(ni.name, value) for ni, value in zip(nodes, values, strict=True)]
+        return _normalize(pl, state, pod, scores)
+    score = pl.score
     for ni in nodes:
         value, status = score(state, pod, ni)
         if status is not None and not status.is_success():
             message = f"running Score plugin {pl.name()!r}: {status.message()}"
             return scores, Status(Code.ERROR, (message,), pl.name())
         scores.append(NodeScore(ni.name, value))
+    return _normalize(pl, state, pod, scores)
+
+
+def _normalize(
+    pl: ScorePlugin, state: CycleState, pod: Pod, scores: list[NodeScore]
+) -> tuple[list[NodeScore], Status | None]:
     ext = pl.score_extensions()
     if ext is not None:
         status = ext.normalize_score(state, pod, scores)

@@ -22,9 +22,10 @@ from schedspec.impl.framework.types import MAX_NODE_SCORE, NodeInfo
 from schedspec.impl.plugins.resource_allocation import (
     DEFAULT_RESOURCES,
     ResourceSpec,
-    allocatable_and_requested,
+    ScoredResource,
     parse_resources,
     pod_request_list,
+    scored_resources,
 )
 
 __all__ = ["NAME", "BalancedAllocation", "balanced_score", "score"]
@@ -34,6 +35,10 @@ NAME = "NodeResourcesBalancedAllocation"
 
 def balanced_score(requested: Sequence[int], allocatable: Sequence[int]) -> int:
     fractions = [min(1.0, r / a) for r, a in zip(requested, allocatable, strict=True) if a != 0]
+    return _of_fractions(fractions)
+
+
+def _of_fractions(fractions: Sequence[float]) -> int:
     std = 0.0
     if len(fractions) == 2:
         std = abs((fractions[0] - fractions[1]) / 2)
@@ -43,28 +48,34 @@ def balanced_score(requested: Sequence[int], allocatable: Sequence[int]) -> int:
     return int((1 - std) * MAX_NODE_SCORE)
 
 
-def _score(node_info: NodeInfo, requests: Sequence[int], resources: Sequence[ResourceSpec]) -> int:
-    req_list: list[int] = []
-    alloc_list: list[int] = []
-    for (name, _), pod_request in zip(resources, requests, strict=True):
-        alloc, req = allocatable_and_requested(node_info, name, pod_request, True)
-        req_list.append(req if alloc else 0)
-        alloc_list.append(alloc)
-    return balanced_score(req_list, alloc_list)
+def _score(node_info: NodeInfo, plan: Sequence[ScoredResource]) -> int:
+    """``balanced_score`` over the resources of ``plan`` the node advertises (allocatable ≠ 0),
+    with the node's real requests (``scored_resources(..., use_requested=True)``)."""
+    alloc_of, used = node_info.allocatable.get, node_info.requested
+    fractions: list[float] = []
+    for name, _, pod_request, _ in plan:
+        alloc = alloc_of(name, 0)
+        if alloc != 0:
+            fractions.append(min(1.0, (used.get(name, 0) + pod_request) / alloc))
+    return _of_fractions(fractions)
 
 
 def score(
     pod: Pod, node_info: NodeInfo, resources: Sequence[ResourceSpec] = DEFAULT_RESOURCES
 ) -> int:
     """0..100; 100 when the fractions are equal. (Best-effort pods are skipped by PreScore.)"""
-    return _score(node_info, pod_request_list(pod, resources, True), resources)
+    requests = pod_request_list(pod, resources, True)
+    return _score(node_info, scored_resources(requests, resources, True))
 
 
 class _PreScoreState:
-    __slots__ = ("requests",)
+    """The pod's ``scored_resources`` (real requests), made once per cycle; None when the pod
+    requests nothing (PreScore skips then)."""
 
-    def __init__(self, requests: list[int]) -> None:
-        self.requests = requests
+    __slots__ = ("plan",)
+
+    def __init__(self, plan: tuple[ScoredResource, ...]) -> None:
+        self.plan = plan
 
     def clone(self) -> _PreScoreState:
         return self
@@ -84,15 +95,29 @@ class BalancedAllocation:
         requests = pod_request_list(pod, self.resources, True)
         if not any(requests):
             return Status(Code.SKIP)
-        state.write(_STATE_KEY, _PreScoreState(requests))
+        state.write(_STATE_KEY, _PreScoreState(scored_resources(requests, self.resources, True)))
         return None
 
-    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
+    def _plan(self, state: CycleState, pod: Pod) -> tuple[ScoredResource, ...] | None:
+        """The cycle's plan; None when the pod requests nothing (it scores 0 then)."""
         s = state.read_as(_STATE_KEY, _PreScoreState)
-        requests = s.requests if s else pod_request_list(pod, self.resources, True)
-        if not any(requests):
-            return 0, None
-        return _score(node_info, requests, self.resources), None
+        if s is not None:
+            return s.plan
+        requests = pod_request_list(pod, self.resources, True)
+        return scored_resources(requests, self.resources, True) if any(requests) else None
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
+        plan = self._plan(state, pod)
+        return (0 if plan is None else _score(node_info, plan)), None
+
+    def score_nodes(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[list[int], Status | None]:
+        """``score`` on each of ``nodes``, the cycle state read once (``BatchScorer``)."""
+        plan = self._plan(state, pod)
+        if plan is None:
+            return [0] * len(nodes), None
+        return [_score(ni, plan) for ni in nodes], None
 
     def score_extensions(self) -> None:
         return None

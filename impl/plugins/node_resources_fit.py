@@ -35,14 +35,19 @@ from schedspec.impl.framework.status import Code, Status
 from schedspec.impl.framework.types import NodeInfo, PreFilterResult
 from schedspec.impl.plugins.resource_allocation import (
     DEFAULT_RESOURCES,
+    PlanScorer,
     ResourceSpec,
+    ScoredResource,
     ShapePoint,
     least_allocated,
+    least_allocated_of,
     most_allocated,
+    most_allocated_of,
     parse_resources,
     parse_shape,
     pod_request_list,
     requested_to_capacity_ratio,
+    scored_resources,
 )
 
 __all__ = [
@@ -172,10 +177,12 @@ _PRE_SCORE_KEY = "PreScore" + NAME
 
 
 class _PreScoreState:
-    __slots__ = ("requests",)
+    """The pod's ``scored_resources`` (non-zero cpu/memory requests), made once per cycle."""
 
-    def __init__(self, requests: list[int]) -> None:
-        self.requests = requests
+    __slots__ = ("plan",)
+
+    def __init__(self, plan: tuple[ScoredResource, ...]) -> None:
+        self.plan = plan
 
     def clone(self) -> _PreScoreState:
         return self
@@ -192,12 +199,12 @@ class NodeResourcesFit:
     ) -> None:
         self.ignored, self.groups = ignored, groups
         self.strategy, self.resources = strategy, resources
-        self._scorer = (
-            most_allocated
+        self._scorer: PlanScorer = (
+            most_allocated_of
             if strategy == "MostAllocated"
             else requested_to_capacity_ratio(shape)
             if strategy == "RequestedToCapacityRatio"
-            else least_allocated
+            else least_allocated_of
         )
 
     def name(self) -> str:
@@ -225,13 +232,26 @@ class NodeResourcesFit:
         return Status(code, tuple(r.reason for r in out))
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
-        state.write(_PRE_SCORE_KEY, _PreScoreState(pod_request_list(pod, self.resources, False)))
+        state.write(_PRE_SCORE_KEY, _PreScoreState(self._plan(pod)))
         return None
 
-    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
+    def _plan(self, pod: Pod) -> tuple[ScoredResource, ...]:
+        requests = pod_request_list(pod, self.resources, False)
+        return scored_resources(requests, self.resources, False)
+
+    def _state_plan(self, state: CycleState, pod: Pod) -> tuple[ScoredResource, ...]:
         s = state.read_as(_PRE_SCORE_KEY, _PreScoreState)
-        requests = s.requests if s else pod_request_list(pod, self.resources, False)
-        return self._scorer(node_info, requests, self.resources), None
+        return s.plan if s else self._plan(pod)
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
+        return self._scorer(node_info, self._state_plan(state, pod)), None
+
+    def score_nodes(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[list[int], Status | None]:
+        """``score`` on each of ``nodes``, the cycle state read once (``BatchScorer``)."""
+        plan, scorer = self._state_plan(state, pod), self._scorer
+        return [scorer(ni, plan) for ni in nodes], None
 
     def score_extensions(self) -> None:
         return None

@@ -10,7 +10,7 @@ does not request, or the node does not advertise, is left out.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from schedspec.impl.api import Pod
@@ -21,16 +21,21 @@ from schedspec.impl.framework.types import MAX_NODE_SCORE, NodeInfo
 
 __all__ = [
     "DEFAULT_RESOURCES",
+    "PlanScorer",
     "ResourceSpec",
+    "ScoredResource",
     "ShapePoint",
     "allocatable_and_requested",
     "broken_linear",
     "least_allocated",
+    "least_allocated_of",
     "most_allocated",
+    "most_allocated_of",
     "parse_resources",
     "parse_shape",
     "pod_request_list",
     "requested_to_capacity_ratio",
+    "scored_resources",
 ]
 
 ResourceSpec = tuple[str, int]  # (resource name, weight)
@@ -74,20 +79,47 @@ def allocatable_and_requested(
     return 0, 0
 
 
+ScoredResource = tuple[str, int, int, bool]
+"""(name, weight, the pod's request, whether the node's total is its non-zero one)."""
+
+
+def scored_resources(
+    requests: Sequence[int], resources: Sequence[ResourceSpec], use_requested: bool
+) -> tuple[ScoredResource, ...]:
+    """The resources ``allocatable_and_requested`` can score for this pod on some node, made
+    once per cycle: what it leaves out whatever the node (a scalar the pod does not request, a
+    name it does not score) is dropped here; what it leaves out on one node is exactly a
+    resource that node's allocatable lacks (0), which every scorer skips. So on each node a
+    scorer reads ``allocatable[name]`` and, where it is not 0, the node's total plus the pod's
+    request — the same pairs, without the per-node classification."""
+    out: list[ScoredResource] = []
+    for (name, weight), pod_request in zip(resources, requests, strict=True):
+        if name in ("cpu", "memory"):
+            out.append((name, weight, pod_request, not use_requested))
+        elif name == "ephemeral-storage" or (is_scalar_resource(name) and pod_request != 0):
+            out.append((name, weight, pod_request, False))
+    return tuple(out)
+
+
 def _weighted(
     node_info: NodeInfo,
-    requests: Sequence[int],
-    resources: Sequence[ResourceSpec],
+    plan: Sequence[ScoredResource],
     per_resource: Any,
     ratio: bool = False,
 ) -> int:
     """The weighted mean of ``per_resource`` over the resources the node advertises, truncated;
     ``ratio`` (RequestedToCapacityRatio): over those scoring above 0, rounded (``math.Round``)."""
+    alloc_of, non_zero, used = (
+        node_info.allocatable.get,
+        node_info.non_zero_requested,
+        node_info.requested,
+    )
     total = weights = 0
-    for (name, weight), pod_request in zip(resources, requests, strict=True):
-        alloc, req = allocatable_and_requested(node_info, name, pod_request, False)
+    for name, weight, pod_request, from_non_zero in plan:
+        alloc = alloc_of(name, 0)
         if alloc == 0:
             continue
+        req = (non_zero if from_non_zero else used).get(name, 0) + pod_request
         score = per_resource(req, alloc)
         if ratio and score <= 0:
             continue
@@ -110,17 +142,48 @@ def _most(requested: int, capacity: int) -> int:
     return go_div(min(requested, capacity) * MAX_NODE_SCORE, capacity)
 
 
+PlanScorer = Callable[[NodeInfo, Sequence[ScoredResource]], int]
+"""A strategy's score of one node over a pod's ``scored_resources``."""
+
+
+def least_allocated_of(node_info: NodeInfo, plan: Sequence[ScoredResource]) -> int:
+    """``Σ w·(alloc − req)·100/alloc / Σ w`` over resources the node advertises (``_least``
+    inlined: this runs for every scored node of every cycle)."""
+    alloc_of, non_zero, used = (
+        node_info.allocatable.get,
+        node_info.non_zero_requested,
+        node_info.requested,
+    )
+    total = weights = 0
+    for name, weight, pod_request, from_non_zero in plan:
+        alloc = alloc_of(name, 0)
+        if alloc == 0:
+            continue
+        req = (non_zero if from_non_zero else used).get(name, 0) + pod_request
+        if req <= alloc:
+            free = (alloc - req) * MAX_NODE_SCORE
+            total += (free // alloc if alloc > 0 else go_div(free, alloc)) * weight
+        weights += weight
+    if not weights:
+        return 0
+    return total // weights if total >= 0 else go_div(total, weights)
+
+
+def most_allocated_of(node_info: NodeInfo, plan: Sequence[ScoredResource]) -> int:
+    return _weighted(node_info, plan, _most)
+
+
 def least_allocated(
     node_info: NodeInfo, requests: Sequence[int], resources: Sequence[ResourceSpec]
 ) -> int:
     """``Σ w·(alloc − req)·100/alloc / Σ w`` over resources the node advertises."""
-    return _weighted(node_info, requests, resources, _least)
+    return least_allocated_of(node_info, scored_resources(requests, resources, False))
 
 
 def most_allocated(
     node_info: NodeInfo, requests: Sequence[int], resources: Sequence[ResourceSpec]
 ) -> int:
-    return _weighted(node_info, requests, resources, _most)
+    return most_allocated_of(node_info, scored_resources(requests, resources, False))
 
 
 # ---- RequestedToCapacityRatio (requested_to_capacity_ratio.go, helper/shape_score.go)
@@ -162,9 +225,7 @@ def parse_shape(raw: Sequence[Any], path: str) -> tuple[ShapePoint, ...]:
     return tuple(points)
 
 
-def requested_to_capacity_ratio(
-    shape: Sequence[ShapePoint],
-) -> Any:
+def requested_to_capacity_ratio(shape: Sequence[ShapePoint]) -> PlanScorer:
     """The scorer: per resource the shape at requested·100/allocatable (its score at 100 when
     over capacity), weighted over the resources scoring above 0, rounded (``math.Round``)."""
 
@@ -173,9 +234,7 @@ def requested_to_capacity_ratio(
             return broken_linear(shape, MAX_UTILIZATION)
         return broken_linear(shape, requested * MAX_UTILIZATION // capacity)
 
-    def scorer(
-        node_info: NodeInfo, requests: Sequence[int], resources: Sequence[ResourceSpec]
-    ) -> int:
-        return _weighted(node_info, requests, resources, per_resource, ratio=True)
+    def scorer(node_info: NodeInfo, plan: Sequence[ScoredResource]) -> int:
+        return _weighted(node_info, plan, per_resource, ratio=True)
 
     return scorer
