@@ -210,9 +210,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return run_monitor(args, sys.stdout)
         if args.command in ("find", "diff"):
+            from schedspec.progress import bar
             from schedspec.spec.solve_cli import run_solver_command
 
-            return run_solver_command(args, sys.stdout)
+            # --all N: Z3 tells nothing until the last witness, so the bar pulses with the time
+            many = args.all > 1 and not args.json
+            with bar(f"{args.command} --all {args.all}", None, unit="witnesses", enabled=many):
+                return run_solver_command(args, sys.stdout)
         return _eval(args, sys.stdout)
     except SchedspecError as err:
         # a manifest's or a configuration's every problem (``errors``), one line each

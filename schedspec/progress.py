@@ -66,13 +66,13 @@ def _columns(unit: str, label: str) -> list[Any]:
 @contextlib.contextmanager
 def bar(
     description: str,
-    total: int,
+    total: int | None,
     *,
     unit: str = "clusters",
     label: str = "",
     enabled: bool = True,
 ) -> Iterator[Bar]:
-    """A bar on stderr while the block runs; see the module docstring."""
+    """A bar on stderr while the block runs (``total`` None: it pulses, the count unknown)."""
     if not (enabled and sys.stderr.isatty()):
         yield Bar(None, None)
         return
