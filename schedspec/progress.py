@@ -80,6 +80,13 @@ def bar(
     from rich.progress import Progress
 
     console = Console(stderr=True)
-    with Progress(*_columns(unit, label), console=console, speed_estimate_period=60) as progress:
+    # a print to stdout is drawn above the bar when both are the terminal, left alone otherwise
+    # (redirected into stderr it would leave a pipe or file empty)
+    redirect = sys.stdout.isatty()
+    columns = _columns(unit, label)
+    with Progress(
+        *columns, console=console, speed_estimate_period=60, redirect_stdout=redirect,
+        redirect_stderr=False,
+    ) as progress:  # fmt: skip
         task = progress.add_task(description, total=total, count=0)
         yield Bar(progress, task)
