@@ -87,29 +87,46 @@ def _seconds(t: float) -> str:
     return f"{t:g} s"
 
 
+def _layout(steps: Sequence[Step]) -> list[float]:
+    """Where each step starts on the x axis (and where the last ends): one unit a move, plus,
+    after an instant's last move, the time to the next instant, scaled so the waits take
+    about as much room as the moves."""
+    span = steps[-1].t - steps[0].t if steps else 0.0
+    scale = len(steps) / span if span else 0.0
+    x = [0.0]
+    for i, s in enumerate(steps):
+        gap = steps[i + 1].t - s.t if i + 1 < len(steps) else 0.0
+        x.append(x[-1] + 1.0 + gap * scale)
+    return x
+
+
 def timeline(steps: Sequence[Step], *, mark: float | None = None, title: str = "") -> Any:
     """Swim lanes of ``steps``: a matplotlib ``Figure``."""
     import matplotlib.pyplot as plt
     from matplotlib.patches import Patch, Rectangle
 
     pods = _pods(steps)
-    fig, ax = plt.subplots(figsize=(max(6.0, 0.32 * len(steps) + 2.5), 0.55 * len(pods) + 1.9))
+    x = _layout(steps)
+    fig, ax = plt.subplots(figsize=(max(6.0, 0.2 * x[-1] + 2.5), 0.55 * len(pods) + 1.9))
     for i, s in enumerate(steps):
         for row, pod in enumerate(pods):
             place = s.where.get(pod)
             if place is not None:
-                ax.add_patch(Rectangle((i, row - 0.35), 1, 0.7, color=COLOURS.get(place, "#000")))
+                box = Rectangle((x[i], row - 0.35), x[i + 1] - x[i], 0.7, lw=0.4, ec="white",
+                                color=COLOURS.get(place, "#000"))  # fmt: skip
+                ax.add_patch(box)
     marked = next((i for i, s in enumerate(steps) if mark is not None and s.t == mark), None)
     if marked is not None:
-        ax.add_patch(Rectangle((marked, -0.5), 1, len(pods), fill=False, ec="red", lw=2.5))
+        ax.add_patch(Rectangle((x[marked], -0.5), 1, len(pods), fill=False, ec="red", lw=2.5))
     ticks = [i for i, s in enumerate(steps) if i == 0 or s.t != steps[i - 1].t]
-    ax.set_xticks([i + 0.5 for i in ticks], [_seconds(steps[i].t) for i in ticks], fontsize=8)
+    ax.set_xticks([x[i] for i in ticks], [_seconds(steps[i].t) for i in ticks], fontsize=8)
     for i in ticks[1:]:
-        ax.axvline(i, color="#bbb", lw=0.8, ls=":")
+        ax.axvline(x[i], color="#999", lw=0.8, ls=":")
     ax.set_yticks(range(len(pods)), pods)
-    ax.set_xlim(0, len(steps))
+    ax.set_xlim(0, x[-1])
     ax.set_ylim(len(pods) - 0.5, -0.5)
-    ax.set_xlabel("step (a queue move or a binding); the virtual time where it moves on")
+    ax.set_xlabel("virtual time: each move of an instant one narrow slice, the waits between "
+                  "instants as long as they last")  # fmt: skip
     legend = [Patch(color=COLOURS[p], label=p) for p in PLACES]
     if marked is not None:
         legend.append(Patch(fill=False, ec="red", lw=2, label="unexplained step"))
