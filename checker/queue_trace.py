@@ -44,7 +44,6 @@ patch) is a stuttering step.
 
 from __future__ import annotations
 
-import copy
 import itertools
 import math
 import sys
@@ -55,6 +54,7 @@ from importlib import resources
 from typing import Any
 
 from schedspec.checker.queue_hints import Deliveries, Delivery, pinned
+from schedspec.checker.queue_node_updates import update_named_node, update_node
 from schedspec.cluster import Cluster, from_objects
 from schedspec.impl.api import pod_from_dict
 from schedspec.impl.framework.types import QueuedPodInfo
@@ -62,7 +62,6 @@ from schedspec.impl.queue import ACTIVE_Q, BACKOFF_Q, IN_FLIGHT, UNSCHEDULABLE_P
 from schedspec.impl.queue.backoff_queue import backoff_duration
 from schedspec.impl.scheduler import Scheduler
 from schedspec.impl.simulate import build
-from schedspec.quantity import parse_quantity
 from schedspec.spec.compile.actions import State, StateMachine
 from schedspec.spec.kube.queue_view import REGISTERED
 from schedspec.spec.parse import parse
@@ -95,6 +94,8 @@ SPEC_EVENTS = {
     "NodeUpdateNodeLabel": "NodeLabelUpdate",
     "NodeUpdateNodeTaint": "NodeTaintUpdate",
     "AssignedPodDelete": "AssignedPodDelete",
+    "AssignedPodAdd": "AssignedPodAdd",
+    "NodeDelete": "NodeDelete",
 }
 _PLACES = {ACTIVE_Q: "activeQ", BACKOFF_Q: "backoffQ", UNSCHEDULABLE_PODS: "unschedulable"}
 SKIP_REASONS = {
@@ -236,15 +237,20 @@ def record_run(
     idle_timeout: float = 60.0,
     late_node_at: float | None = None,
     update_node_at: float | None = None,
+    node_updates: Sequence[tuple[float, int, str]] = (),
 ) -> tuple[list[Observation], str | None]:
     """Run ``cluster`` as ``simulate`` does, observing after every callback: the observations
     and why the run is outside the universe (or None). ``late_node_at``: a roomy node named
     :data:`LATE_NODE` is created then (a NodeAdd for the pods still unschedulable);
+    ``update_node_at``: the first node is healed then (:func:`_heal_node`); ``node_updates``:
+    at time t, the i-th node gets an update of that kind (:mod:`.queue_node_updates`);
     ``idle_timeout`` past 300 s lets the 5-minute flush run."""
     sched = build(cluster, seed=seed)
     if update_node_at is not None and cluster.nodes:
         name = cluster.nodes[0]["metadata"]["name"]
         sched.loop.after(update_node_at, lambda: _heal_node(sched, name))
+    for at, index, kind in node_updates:
+        sched.loop.after(at, lambda i=index, k=kind: update_node(sched, i, k))
     if late_node_at is not None:
         node = _late_node()
         sched.loop.after(late_node_at, lambda: sched.apiserver.create("Node", node))
@@ -263,17 +269,7 @@ def record_run(
 def _heal_node(sched: Scheduler, name: str) -> None:
     """Update node ``name``: no taints, schedulable, a new label, twice the cpu and pods — a
     NodeAllocatableUpdate, NodeLabelUpdate and NodeTaintUpdate for the hints to judge."""
-    obj = copy.deepcopy(sched.apiserver.get("Node", name))
-    if obj is None:
-        return
-    spec, status = obj.setdefault("spec", {}), obj.setdefault("status", {})
-    spec.pop("taints", None)
-    spec["unschedulable"] = False
-    obj["metadata"].setdefault("labels", {})["schedspec.io/healed"] = "true"
-    alloc = status.setdefault("allocatable", {})
-    alloc["cpu"] = f"{math.ceil(2000 * parse_quantity(alloc.get('cpu', '0')))}m"
-    alloc["pods"] = str(2 * int(parse_quantity(alloc.get("pods", "0"))) + 1)
-    sched.apiserver.update("Node", obj)
+    update_named_node(sched, name, "heal")
 
 
 def _outside_backoff(sched: Scheduler) -> str | None:
@@ -675,11 +671,14 @@ def validate_cluster(
     idle_timeout: float = 60.0,
     late_node_at: float | None = None,
     update_node_at: float | None = None,
+    node_updates: Sequence[tuple[float, int, str]] = (),
 ) -> RunReport:
     """Record ``cluster``'s run and validate it (skipped when outside the universe)."""
     if len(cluster.pods) > max_pods:
         return RunReport(skipped="pods")
-    observations, skip = record_run(cluster, seed, idle_timeout, late_node_at, update_node_at)
+    observations, skip = record_run(
+        cluster, seed, idle_timeout, late_node_at, update_node_at, node_updates
+    )
     if skip is not None:
         return RunReport(skipped=skip)
     nodes = [n["metadata"]["name"] for n in cluster.nodes]

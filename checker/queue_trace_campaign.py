@@ -34,6 +34,7 @@ from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 from hypothesis.stateful import consumes, rule, run_state_machine_as_test
 
+from schedspec.checker.queue_node_updates import NODE_UPDATES
 from schedspec.checker.queue_trace import (
     DECLARED,
     SKIP_REASONS,
@@ -52,6 +53,7 @@ from schedspec.impl.scheduler import Scheduler
 __all__ = ["MAX_PODS", "Campaign", "QueueTraceMachine", "machine_campaign", "main", "run_simulate"]
 
 MAX_PODS = 4
+UPDATE_KINDS = (*NODE_UPDATES, "delete")
 
 
 @dataclass
@@ -108,13 +110,19 @@ def run_simulate(
     real scheduler's)."""
     out = Campaign()
     started = time.monotonic()
-    # the runs also update a node at t = 20 s (the hints' update paths)
-    update = {"update_node_at": 20.0}
 
     @_settings(runs, seed)
-    @given(objs=cluster_objects(max_nodes=2, max_pods=MAX_PODS, extras=False))
-    def one(objs: list[dict[str, Any]]) -> None:
+    @given(
+        objs=cluster_objects(max_nodes=2, max_pods=MAX_PODS, extras=False),
+        updates=st.lists(st.tuples(st.integers(0, 1), st.sampled_from(UPDATE_KINDS)), max_size=2),
+    )
+    def one(objs: list[dict[str, Any]], updates: list[tuple[int, str]]) -> None:
         cluster = from_objects(objs)
+        # the runs also update a node at t = 20 s (the hints' update paths); impl's runs get
+        # drawn updates at 10 s and 30 s too
+        update: dict[str, Any] = {"update_node_at": 20.0}
+        if validate_one is validate_cluster:
+            update["node_updates"] = [(10.0 + 20 * i, n, k) for i, (n, k) in enumerate(updates)]
         report = validate_one(
             cluster, max_pods=MAX_PODS, idle_timeout=400, late_node_at=40, **update
         )

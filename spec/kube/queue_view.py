@@ -41,6 +41,24 @@ REGISTERED: Mapping[str, tuple[str, ...]] = {
     # flip is a taint update); nodeports/node_ports.go: Pod Delete, Node Add (+ the above)
     "NodeUnschedulable": ("NodeAdd", "NodeTaintUpdate"),
     "NodePorts": ("AssignedPodDelete", "NodeAdd", "NodeTaintUpdate"),
+    # interpodaffinity/plugin.go: Pod Add | UpdatePodLabel | Delete, Node Add | UpdateNodeLabel;
+    # podtopologyspread/plugin.go: Pod Add | UpdatePodLabel | UpdatePodToleration | Delete,
+    # Node Add | Delete | UpdateNodeLabel | UpdateNodeTaint
+    "InterPodAffinity": (
+        "AssignedPodAdd",
+        "AssignedPodDelete",
+        "NodeAdd",
+        "NodeLabelUpdate",
+        "NodeTaintUpdate",
+    ),
+    "PodTopologySpread": (
+        "AssignedPodAdd",
+        "AssignedPodDelete",
+        "NodeAdd",
+        "NodeDelete",
+        "NodeLabelUpdate",
+        "NodeTaintUpdate",
+    ),
 }
 """Every plugin whose QueueingHints ``spec/kube/hints.tla`` states, with the events it gets in
 v1.34 (QueueingHints on), the catch-all UpdateNodeTaint included: the universe of trace
