@@ -22,6 +22,7 @@ monitor not running (``--baseline``; off by default, it doubles the time). Print
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import sys
 import threading
@@ -189,7 +190,7 @@ def run_waves(
 def run(
     node_count: int, waves: int, per_wave: int, seed: int, *, monitor: bool = True,
     scheduler_config: Obj | None = None, judge_config: Obj | None = None,
-    log: Callable[[str], None] | None = None,
+    log: Callable[[str], None] | None = None, record: Path | None = None,
 ) -> Result:  # fmt: skip
     """One control plane, the real scheduler (``scheduler_config`` or its default), the
     monitor judging against ``judge_config`` (or the default profile) while the waves run."""
@@ -206,11 +207,12 @@ def run(
         prepare(api, node_count)
         live.start_scheduler(scheduler_config)
         judge = Monitor(load_spec("scheduler"), judge_config, minimise_steps=200)
+        fed = judge if record is None else _Recording(judge, record)
         stop, thread = threading.Event(), None
+        watcher = Watcher(Source(str(live.kubeconfig("admin"))))
         if monitor:
-            watcher = Watcher(Source(str(live.kubeconfig("admin"))))
             thread = threading.Thread(
-                target=watch_and_judge, args=(watcher, judge, result.violations.extend),
+                target=watch_and_judge, args=(watcher, fed, result.violations.extend),
                 kwargs={"stop": stop}, daemon=True,
             )  # fmt: skip
             thread.start()
@@ -220,21 +222,40 @@ def run(
         )
         result.waves_seconds = time.monotonic() - started
         if thread is not None:
-            _catch_up(judge, stop, thread)
+            _catch_up(judge, watcher, stop, thread)
             result.catch_up_seconds = time.monotonic() - started - result.waves_seconds
         result.summary = judge.summary
     return result
 
 
-def _catch_up(judge: Any, stop: threading.Event, thread: threading.Thread) -> None:
-    """Lets the monitor read what the watch delivered (its queue drained), then stops it."""
+def _catch_up(judge: Any, watcher: Any, stop: threading.Event, thread: threading.Thread) -> None:
+    """Lets the monitor read everything the watch delivered, then stops it (the decisions
+    still waiting are judged then)."""
     while True:
         size = len(judge.history)
         time.sleep(2.0)
-        if len(judge.history) == size:
+        if watcher.queue.qsize() == 0 and len(judge.history) == size:
             break
     stop.set()
     thread.join()
+
+
+class _Recording:
+    """A monitor that writes each item it is fed to a JSON-lines file (for replaying)."""
+
+    def __init__(self, monitor: Any, path: Path) -> None:
+        self.monitor, self.file = monitor, open(path, "w", encoding="utf-8")  # noqa: SIM115
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.monitor, name)
+
+    def feed(self, kind: str, obj: Obj, deleted: bool = False) -> Any:
+        self.file.write(json.dumps([kind, obj, deleted]) + "\n")
+        return self.monitor.feed(kind, obj, deleted)
+
+    def flush(self) -> Any:
+        self.file.close()
+        return self.monitor.flush()
 
 
 def lines(result: Result, label: str) -> Iterator[str]:
@@ -252,7 +273,7 @@ def lines(result: Result, label: str) -> Iterator[str]:
         for k, n in sorted(s.not_judged.items()):
             yield f"  not judged: {n} × {k}"
         yield "  events: " + ", ".join(f"{k} {n}" for k, n in sorted(s.events.items()))
-        for v in s.violations[:5]:
+        for v in s.violations[:20]:
             yield f"  VIOLATION {v.kind} {v.pod} {v.node}: {v.rule} {v.verdict}: {v.reason}"
 
 
@@ -263,10 +284,13 @@ def main() -> int:
     parser.add_argument("--per-wave", type=int, default=90)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--baseline", action="store_true", help="also run without the monitor")
+    parser.add_argument(
+        "--record", type=Path, help="write the stream the monitor read (JSON lines)"
+    )
     args = parser.parse_args()
     load = Path("/proc/loadavg").read_text().split()[:3]
     print(f"load before: {' '.join(load)}", flush=True)
-    result = run(args.nodes, args.waves, args.per_wave, args.seed,
+    result = run(args.nodes, args.waves, args.per_wave, args.seed, record=args.record,
                  log=lambda m: print(m, flush=True))  # fmt: skip
     for line in lines(result, "with the monitor"):
         print(line)

@@ -230,6 +230,32 @@ class Monitor:
         group.victims = tuple(sorted({*group.victims, victim}))
         group.seen_at, group.created = len(self.history), self.clock()
 
+    def _rounds(self, group: Decision) -> list[Decision]:
+        """A preemptor's victims on one node, split into the preemptions that chose them: a
+        victim whose preemption began after every victim of the round before it was deleted
+        belongs to a later scheduling cycle (the preemptor tried again)."""
+        spans = []
+        for victim in group.victims:
+            start = self._victim_change(victim)
+            end = next(
+                (
+                    i
+                    for i in range(start, len(self.history))
+                    if self.history.log[i].key == ("Pod", victim)
+                    and self.history.log[i].new is None
+                ),
+                len(self.history),
+            )
+            spans.append((start, end, victim))
+        out: list[Decision] = []
+        last_end = -1
+        for start, end, victim in sorted(spans):
+            if not out or start > last_end:
+                out.append(Decision("preemption", group.pod, group.node, start, {}))
+            out[-1].victims = (*out[-1].victims, victim)
+            last_end = max(last_end, end) if len(out[-1].victims) > 1 else end
+        return out
+
     def _victim_change(self, victim: str) -> int:
         """Where the preemption of ``victim`` began: the change giving it its DisruptionTarget
         condition, or deleting it without one (the latest such; the end of the log when the
@@ -254,9 +280,14 @@ class Monitor:
             (ready if final or ahead >= settle or quiet else waiting).append(d)
         self.pending = waiting
         found = []
-        for d in sorted(ready, key=lambda d: d.position):
+        rounds = []
+        for d in ready:
             if d.kind == "preemption":
                 self.preemptions[(d.pod, d.node)] = Decision("done", d.pod, d.node, 0, {})
+                rounds += self._rounds(d)
+            else:
+                rounds.append(d)
+        for d in sorted(rounds, key=lambda d: d.position):
             violation = self._judge(d)
             if violation is not None:
                 self.summary.violations.append(violation)

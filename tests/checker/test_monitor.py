@@ -185,16 +185,17 @@ def test_an_unschedulable_verdict_is_judged() -> None:
     assert (v.kind, v.rule, v.verdict) == ("failure", "FeasibleNodes", "{n1}")
 
 
-def preemption_stream(victims: list[str]) -> list[tuple[str, Obj, bool]]:
-    low = [pod(f"low-{i}", cpu="1") for i in range(4)]
+def preemption_stream(*rounds: list[str]) -> list[tuple[str, Obj, bool]]:
+    """4 pods of 1 CPU on a 4-CPU node, a 2-CPU preemptor; each round's victims get their
+    DisruptionTarget condition together (kube-scheduler patches them in parallel), then go."""
+    low = {f"low-{i}": bound(pod(f"low-{i}", cpu="1"), "n1") for i in range(4)}
     high = pod("high", cpu="2", priority=100)
-    stream = [*added(node("n1"), *[bound(p, "n1") for p in low], high)]
+    stream = [*added(node("n1"), *low.values(), high)]
     stream.append(("Pod", unschedulable(high, nominated="n1"), False))
-    for p in low:
-        if p["metadata"]["name"] in victims:
-            gone = disrupted(bound(p, "n1"))
-            stream += [("Pod", gone, False), ("Pod", gone, True)]
-    stream += [("Event", preempted(v, "high", "n1"), False) for v in victims]
+    for victims in rounds:
+        stream += [("Pod", disrupted(low[v]), False) for v in victims]
+        stream += [("Pod", disrupted(low[v]), True) for v in victims]
+        stream += [("Event", preempted(v, "high", "n1"), False) for v in victims]
     return stream
 
 
@@ -206,6 +207,18 @@ def test_minimal_victims_are_accepted_and_a_needless_one_is_a_violation() -> Non
     [v] = [v for v in m.summary.violations if v.kind == "preemption"]
     assert v.rule == "MinimalVictims"
     assert v.victims == ("default/low-1", "default/low-2", "default/low-3")
+    assert "still fits with default/low-1, default/low-2, default/low-3 left" in v.reason
+
+
+def test_a_second_preemption_by_the_same_pod_is_judged_on_its_own() -> None:
+    """One victim, then another once it is gone: two decisions, each judged in its own state —
+    the first was not enough for the preemptor (a violation), the second, with the first gone,
+    was minimal. Judged as one set, the split would hide which decision was wrong."""
+    m = run(preemption_stream(["low-2"], ["low-3"]), window=1)
+    assert m.summary.judged["preemption"] == 2
+    assert [(v.rule, v.victims) for v in m.summary.violations] == [
+        ("ValidVictims", ("default/low-2",))
+    ]
 
 
 def test_bindings_by_another_scheduler_are_not_judged() -> None:
