@@ -143,7 +143,7 @@ def animate(steps: Sequence[Step], *, interval: int = 400) -> Any:
     from matplotlib.animation import FuncAnimation
 
     pods = _pods(steps)
-    fig, ax = plt.subplots(figsize=(9, 0.45 * len(pods) + 1.8))
+    fig, ax = plt.subplots(figsize=(9, 0.45 * len(pods) + 1.8), dpi=72)  # frames add up
     ax.set_xlim(-0.5, len(PLACES) - 0.5)
     ax.set_ylim(len(pods) - 0.5, -1.0)
     ax.set_xticks(range(len(PLACES)), PLACES)
@@ -162,7 +162,7 @@ def animate(steps: Sequence[Step], *, interval: int = 400) -> Any:
         )
         for row, pod in enumerate(pods)
     }
-    caption = ax.set_title("")
+    caption = ax.set_title("", fontsize=9, loc="left")
 
     def frame(i: int) -> list[Any]:
         s = steps[i]
@@ -175,6 +175,7 @@ def animate(steps: Sequence[Step], *, interval: int = 400) -> Any:
         return [*dots.values(), caption]
 
     fig.tight_layout()
+    fig.subplots_adjust(top=0.86)  # room for the caption, set frame by frame
     return FuncAnimation(fig, frame, frames=len(steps), interval=interval, blit=False)
 
 
