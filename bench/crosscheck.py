@@ -137,6 +137,7 @@ def main() -> None:
                 nodes=(args.nodes,) * 2,
                 pods=(args.pods,) * 2,
                 shrink=False,
+                shard_size=-(-size // args.jobs),  # one shard per worker: all of them busy
             )
             timed.append((result.examples, time.perf_counter() - t))
         (n1, s1), (n3, s3) = timed
