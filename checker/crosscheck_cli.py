@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import TYPE_CHECKING, TextIO
 
 from schedspec.errors import UsageError
@@ -147,6 +148,7 @@ def run_crosscheck(args: argparse.Namespace, out: TextIO) -> int:
     from schedspec.progress import bar
 
     total = args.examples + len(corpus)
+    _warn_idle_jobs(args)
     with bar("crosscheck", total, label="differ", enabled=not args.json) as shown:
 
         def progress(done: int, total: int, failing: int) -> None:
@@ -205,6 +207,19 @@ def _live_seeds(source: Source | None) -> list[Seed]:
     objects, where = read_objects(source)
     from_docs([Doc(obj, where, {}) for obj in objects])  # refused here, naming object and field
     return [Seed(where, objects)]
+
+
+def _warn_idle_jobs(args: argparse.Namespace) -> None:
+    """The shards are fixed by --examples and --shard-size: more jobs than shards sit idle."""
+    from schedspec.checker.shards import SHARD_SIZE
+
+    size = args.shard_size or SHARD_SIZE
+    shards = max(1, -(-args.examples // size))
+    if args.engine == "local" and args.jobs > shards:
+        sys.stderr.write(f"crosscheck: {shards} shard(s) of up to {size} clusters keep "
+                         f"{shards} of {args.jobs} jobs busy; --shard-size "
+                         f"{max(1, -(-args.examples // args.jobs))} would use them all (and "
+                         "draw other clusters)\n")  # fmt: skip
 
 
 def _print_vacuity(vacuity: list[tuple[str, str, int, str]], out: TextIO) -> None:
