@@ -13,11 +13,12 @@ from typing import Any
 from schedspec.impl.scheduler import Scheduler
 from schedspec.quantity import parse_quantity
 
-__all__ = ["NODE_UPDATES", "update_named_node", "update_node"]
+__all__ = ["NODE_UPDATES", "RACK", "update_named_node", "update_node"]
 
 _Obj = dict[str, Any]
 _ZONE = "topology.kubernetes.io/zone"
 _HOST = "kubernetes.io/hostname"
+RACK = "schedspec.io/rack"
 
 
 def _scale(alloc: _Obj, resource: str, factor: float) -> None:
@@ -44,9 +45,14 @@ def _zone(obj: _Obj) -> None:
     labels[_ZONE] = labels.get(_ZONE, "") + "-moved"
 
 
+def _rack(obj: _Obj) -> None:
+    """A rack label added (a topology key no node has at first)."""
+    obj["metadata"]["labels"][RACK] = "r1"
+
+
 def _unlabel(obj: _Obj) -> None:
-    """The hostname and zone labels dropped (a node leaving its topology domains)."""
-    for key in (_HOST, _ZONE):
+    """The hostname, zone and rack labels dropped (a node leaving its topology domains)."""
+    for key in (_HOST, _ZONE, RACK):
         obj["metadata"]["labels"].pop(key, None)
 
 
@@ -78,6 +84,7 @@ def _more_memory(obj: _Obj) -> None:
 NODE_UPDATES: dict[str, Callable[[_Obj], None]] = {
     "heal": _heal,
     "zone": _zone,
+    "rack": _rack,
     "unlabel": _unlabel,
     "untaint": _untaint,
     "taint": _taint,

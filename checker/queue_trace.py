@@ -48,7 +48,7 @@ import itertools
 import math
 import sys
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
@@ -238,14 +238,18 @@ def record_run(
     late_node_at: float | None = None,
     update_node_at: float | None = None,
     node_updates: Sequence[tuple[float, int, str]] = (),
+    actions: Sequence[tuple[float, Callable[[Scheduler], None]]] = (),
 ) -> tuple[list[Observation], str | None]:
     """Run ``cluster`` as ``simulate`` does, observing after every callback: the observations
     and why the run is outside the universe (or None). ``late_node_at``: a roomy node named
     :data:`LATE_NODE` is created then (a NodeAdd for the pods still unschedulable);
     ``update_node_at``: the first node is healed then (:func:`_heal_node`); ``node_updates``:
     at time t, the i-th node gets an update of that kind (:mod:`.queue_node_updates`);
+    ``actions``: at time t, call f(scheduler) (a scripted cluster change);
     ``idle_timeout`` past 300 s lets the 5-minute flush run."""
     sched = build(cluster, seed=seed)
+    for at, act in actions:
+        sched.loop.after(at, lambda f=act: f(sched))
     if update_node_at is not None and cluster.nodes:
         name = cluster.nodes[0]["metadata"]["name"]
         sched.loop.after(update_node_at, lambda: _heal_node(sched, name))
@@ -672,12 +676,13 @@ def validate_cluster(
     late_node_at: float | None = None,
     update_node_at: float | None = None,
     node_updates: Sequence[tuple[float, int, str]] = (),
+    actions: Sequence[tuple[float, Callable[[Scheduler], None]]] = (),
 ) -> RunReport:
     """Record ``cluster``'s run and validate it (skipped when outside the universe)."""
     if len(cluster.pods) > max_pods:
         return RunReport(skipped="pods")
     observations, skip = record_run(
-        cluster, seed, idle_timeout, late_node_at, update_node_at, node_updates
+        cluster, seed, idle_timeout, late_node_at, update_node_at, node_updates, actions
     )
     if skip is not None:
         return RunReport(skipped=skip)

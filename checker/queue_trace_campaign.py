@@ -268,6 +268,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
     p = argparse.ArgumentParser(prog="python3 -m schedspec.checker.queue_trace")
     p.add_argument("--runs", type=int, default=200, help="generated clusters, simulated")
     p.add_argument("--machine-runs", type=int, default=0, help="stateful machine runs")
+    p.add_argument(
+        "--hint-runs", type=int, default=0, help="runs made for the QueueingHints (queue_hint_runs)"
+    )
     p.add_argument("--steps", type=int, default=12, help="rules per stateful machine run")
     p.add_argument("--seed", type=int, default=0, help="0: Hypothesis derandomized")
     p.add_argument("--out", metavar="DIR", help="write a shrunk counterexample per failing kind")
@@ -277,6 +280,10 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
         campaigns.append(("simulate", run_simulate(args.runs, args.seed)))
     if args.machine_runs:
         campaigns.append(("machine", machine_campaign(args.machine_runs, args.steps, args.seed)))
+    if args.hint_runs:
+        from schedspec.checker.queue_hint_runs import run_hints
+
+        campaigns.append(("hints", run_hints(args.hint_runs, args.seed)))
     for name, c in campaigns:
         render(name, c, out)
         if args.out and c.unexplained:

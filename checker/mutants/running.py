@@ -198,13 +198,16 @@ def pytest_killer(examples: int, seed: int) -> list[str]:
 
 def queue_trace_killer(examples: int, seed: int) -> list[str]:
     """Trace validation of impl's queue against queue.tla with the hints of hints.tla pinned
-    (``checker/queue_trace.py``): ``examples`` simulated clusters and ``examples`` stateful
-    machine runs of 20 rules; every run with an unexplained step is a problem."""
+    (``checker/queue_trace.py``): ``examples`` simulated clusters, ``examples`` runs made for
+    the hints (``checker/queue_hint_runs.py``) and ``examples`` stateful machine runs of 20
+    rules; every run with an unexplained step is a problem."""
+    from schedspec.checker.queue_hint_runs import run_hints
     from schedspec.checker.queue_trace_campaign import machine_campaign, run_simulate
 
     problems = []
     for name, c in (
         ("simulate", run_simulate(examples, seed)),
+        ("hints", run_hints(examples, seed)),
         ("machine", machine_campaign(examples, 20, seed)),
     ):
         for run, report in c.unexplained:

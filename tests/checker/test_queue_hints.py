@@ -80,3 +80,11 @@ def test_an_impl_hint_that_always_queues_is_unexplained(monkeypatch: pytest.Monk
     step = report.unexplained[0]
     assert step.t == 20
     assert "unschedulable" in step.render()
+
+
+def test_the_runs_made_for_the_hints_are_explained_and_reach_their_plugins() -> None:
+    from schedspec.checker.queue_hint_runs import run_hints
+
+    campaign = run_hints(15)
+    assert campaign.validated == 15 and campaign.unexplained == []
+    assert campaign.actions["ClusterEvent"] > 0
