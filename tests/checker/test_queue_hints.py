@@ -40,8 +40,9 @@ def test_node_resources_fit_queues_a_node_that_fits_the_pod_alone() -> None:
     assert _ask("NodeResourcesFit", "NodeAdd", big, None, _node("n", "4"))
     assert not _ask("NodeResourcesFit", "NodeAdd", big, None, _node("n", "1"))
     # an update counts only when a requested resource grew
-    assert _ask("NodeResourcesFit", "NodeAllocatableUpdate", big, _node("n", "1"), _node("n", "4"))
-    assert not _ask("NodeResourcesFit", "NodeAllocatableUpdate", big, _node("n", "8"), _node("n", "4"))
+    grown, shrunk = (_node("n", "1"), _node("n", "4")), (_node("n", "8"), _node("n", "4"))
+    assert _ask("NodeResourcesFit", "NodeAllocatableUpdate", big, *grown)
+    assert not _ask("NodeResourcesFit", "NodeAllocatableUpdate", big, *shrunk)
     bound = {**big, "spec": {**big["spec"], "nodeName": "n"}}
     assert _ask("NodeResourcesFit", "AssignedPodDelete", big, bound, None)
     assert not _ask("NodeResourcesFit", "AssignedPodDelete", big, big, None)
