@@ -408,9 +408,15 @@ def universe(
 
 
 def validate(
-    observations: Sequence[Observation], nodes: Iterable[str], *, max_pods: int = 4
+    observations: Sequence[Observation],
+    nodes: Iterable[str],
+    *,
+    max_pods: int = 4,
+    declared: Callable[[int], str | None] | None = None,
 ) -> RunReport:
-    """Check every observation against ``queue.tla``'s ``Next`` (see the module docstring)."""
+    """Check every observation against ``queue.tla``'s ``Next`` (see the module docstring).
+    ``declared(k)``: a declared difference (a key of :data:`DECLARED`) observation ``k`` falls
+    under when no spec step explains it, known from the run's history (the real scheduler's)."""
     pods, plugins, skip = universe(observations, max_pods)
     if skip is not None:
         return RunReport(skipped=skip)
@@ -437,7 +443,10 @@ def validate(
             reached, used = _search(sm, frontier, plan, goal)
             report.searched += bool(reached)
             taken = ["(reordered)"] * used
-        if not reached and (why := _declared(before, after, runs[i].records)) is not None:
+        why = None if reached else _declared(before, after, runs[i].records)
+        if not reached and why is None and declared is not None:
+            why = declared(i - 1)
+        if not reached and why is not None:
             report.declared[why] = report.declared.get(why, 0) + 1
             reached, used, taken = _resync(frontier, after), 0, []
         if not reached:
@@ -463,6 +472,10 @@ DECLARED = {
     "AssignedPodDelete is a bound pod's deletion",
     "pod-update": "a pending pod's update moved it (UnscheduledPodUpdate, PodUpdate events): "
     "queue.tla does not model pod updates",
+    "nomination-in-flight": "an AssignedPodDelete sent for a pending pod's nomination (see "
+    "nomination) reached a pod in flight; the queue keeps it and replays it when that pod's "
+    "attempt fails, and its hint released the failed pod to backoffQ/activeQ: queue.tla has no "
+    "such event to record in flight",
     "activate": "Activate moved a pod to activeQ (ForceActivate; upstream's async preemption "
     "activates its preemptor when an API call of its goroutine fails, preemption.go "
     "prepareCandidateAsync): queue.tla does not model Activate",
