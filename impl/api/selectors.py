@@ -80,6 +80,11 @@ class Selector:
         self.empty = not labels and not exprs
         self.nothing = False
 
+    @property
+    def key(self) -> tuple[bool, tuple[tuple[str, str], ...], tuple[_Req, ...]]:
+        """A hashable value equal for selectors that match the same labels the same way."""
+        return self.nothing, self._labels, self._exprs
+
     def matches(self, labels: _Labels) -> bool:
         if self.nothing:
             return False

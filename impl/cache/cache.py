@@ -246,7 +246,7 @@ class Cache:
             snapshot.with_required_anti_affinity = [
                 ni for ni in nodes if ni.pods_with_required_anti_affinity
             ]
-        snapshot.generation += 1
+        snapshot.advance(frozenset(self._dirty), self._nodes_changed)
         self._dirty.clear()
         self._nodes_changed = False
 

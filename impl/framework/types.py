@@ -8,8 +8,9 @@ their summed requests (``requested``, for Filter), their requests with cpu/memor
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from schedspec.impl.api import Node, Pod, PodAffinityTerm, WeightedPodAffinityTerm
 from schedspec.impl.api.resources import is_scalar_resource
@@ -192,6 +193,7 @@ class NodeInfo:
     __slots__ = (
         "allocatable",
         "allowed_pod_number",
+        "derived",
         "generation",
         "image_states",
         "name",
@@ -217,6 +219,11 @@ class NodeInfo:
         self.used_ports = HostPortInfo()
         self.image_states: dict[str, ImageStateSummary] = {}
         self.generation = 0
+        # What plugins derive from this node's pods alone (e.g. how many match a selector),
+        # kept while the pods stay the same: emptied whenever a pod comes or goes, and not
+        # cloned. The snapshot re-clones only the NodeInfos whose pods changed, so a value
+        # derived in one cycle is reused by the next for every other node.
+        self.derived: dict[Hashable, Any] = {}
         if node is not None:
             self.set_node(node)
         for pod in pods:
@@ -229,6 +236,7 @@ class NodeInfo:
         self.allowed_pod_number = node.allocatable.get("pods", 0)
 
     def add_pod(self, info: PodInfo) -> None:
+        self.derived = {}
         self.pods.append(info)
         if info.has_affinity:
             self.pods_with_affinity.append(info)
@@ -240,6 +248,7 @@ class NodeInfo:
         """Remove the pod with ``pod``'s uid; False if it is not here."""
         for i, info in enumerate(self.pods):
             if info.pod.uid == pod.uid:
+                self.derived = {}
                 del self.pods[i]
                 self.pods_with_affinity = [p for p in self.pods_with_affinity if p is not info]
                 self.pods_with_required_anti_affinity = [

@@ -73,6 +73,11 @@ class RequiredNodeAffinity:
         required = na.required if na else None
         self._required = compile_node_selector(required) if required is not None else None
 
+    @property
+    def matches_all(self) -> bool:
+        """No node selector and no required node affinity: every node matches."""
+        return not self._node_selector and self._required is None
+
     def matches(self, node: Node) -> bool:
         labels = node.labels
         for key, want in self._node_selector:

@@ -57,6 +57,7 @@ from schedspec.impl.framework.types import (
 )
 from schedspec.impl.plugins.node_affinity import RequiredNodeAffinity
 from schedspec.impl.plugins.spread_defaults import default_constraints, default_selector
+from schedspec.impl.plugins.spread_tally import ChangeLog, Share, Tallies
 
 __all__ = [
     "ERR_REASON_CONSTRAINTS_NOT_MATCH",
@@ -144,6 +145,23 @@ def count_pods_match_selector(pods: Sequence[PodInfo], selector: Selector, names
     )
 
 
+_DERIVED_LIMIT = 64  # selectors remembered per node before it starts afresh
+
+
+def _count_on(ni: NodeInfo, selector: Selector, namespace: str) -> int:
+    """``count_pods_match_selector`` over ``ni``'s pods, remembered on ``ni`` until its pods
+    change (``NodeInfo.derived``): a cycle recounts only the nodes whose pods changed since
+    the last cycle that asked the same question, not every pod of the cluster."""
+    derived = ni.derived
+    key = (NAME, selector.key, namespace)
+    n: int | None = derived.get(key)
+    if n is None:
+        if len(derived) >= _DERIVED_LIMIT:
+            derived.clear()
+        n = derived[key] = count_pods_match_selector(ni.pods, selector, namespace)
+    return n
+
+
 # ------------------------------------------------------------------------------ filtering
 
 
@@ -178,10 +196,35 @@ def _pre_filter_state(
             if not _included(c, pod, node, required):
                 continue
             value = node.labels[c.topology_key]
-            n = count_pods_match_selector(ni.pods, c.selector, pod.namespace)
+            n = _count_on(ni, c.selector, pod.namespace)
             counts[i][value] = counts[i].get(value, 0) + n
     self_match = [int(c.selector.matches(pod.labels)) for c in constraints]
     return _PreFilterState(constraints, counts, self_match)
+
+
+def _pod_independent(pod: Pod, constraints: Sequence[_Constraint]) -> bool:
+    """Whether which nodes count is the same for every pod: no policy to honour depends on
+    ``pod`` (its required node affinity matches every node; no taints policy)."""
+    if any(c.honor_taints for c in constraints):
+        return False
+    return not any(c.honor_affinity for c in constraints) or RequiredNodeAffinity(pod).matches_all
+
+
+def _share_of(
+    constraints: Sequence[_Constraint], namespace: str
+) -> Callable[[NodeInfo], Share | None]:
+    """What one node adds to ``_pre_filter_state``'s counts when inclusion is pod-independent."""
+
+    def share(ni: NodeInfo) -> Share | None:
+        node = ni.node
+        if node is None or not _has_all_keys(node, constraints):
+            return None
+        labels = node.labels
+        return tuple(
+            (labels[c.topology_key], _count_on(ni, c.selector, namespace)) for c in constraints
+        )
+
+    return share
 
 
 def _filter(s: _PreFilterState, node: Node) -> Status | None:
@@ -267,7 +310,7 @@ def _count_all_nodes(s: _PreScoreState, pod: Pod, nodes: Sequence[NodeInfo]) -> 
             value = node.labels.get(c.topology_key, "")
             counts = s.topology_counts[i]
             if value in counts:
-                counts[value] += count_pods_match_selector(ni.pods, c.selector, pod.namespace)
+                counts[value] += _count_on(ni, c.selector, pod.namespace)
 
 
 def _raw_score(s: _PreScoreState, pod: Pod, ni: NodeInfo) -> int:
@@ -280,7 +323,7 @@ def _raw_score(s: _PreScoreState, pod: Pod, ni: NodeInfo) -> int:
         if value is None:
             continue
         if c.topology_key == HOSTNAME:
-            count = count_pods_match_selector(ni.pods, c.selector, pod.namespace)
+            count = _count_on(ni, c.selector, pod.namespace)
         else:
             count = s.topology_counts[i].get(value, 0)
         total += count * s.weights[i] + (c.max_skew - 1)
@@ -312,6 +355,7 @@ class PodTopologySpread:
     ) -> None:
         self._handle = handle
         self._defaults, self._system_defaulted = defaults, system_defaulted
+        self._tallies = Tallies()
 
     def _constraints(self, pod: Pod, when: str) -> list[_Constraint]:
         """``getConstraints`` / the constraints of ``initPreScoreState``: the pod's own; for a
@@ -345,8 +389,27 @@ class PodTopologySpread:
         constraints = self._hard_constraints(pod)
         if not constraints:
             return None, Status(Code.SKIP)
-        state.write(_PRE_FILTER_KEY, _pre_filter_state(pod, nodes, constraints))
+        state.write(_PRE_FILTER_KEY, self._pre_filter_state(pod, nodes, constraints))
         return None, None
+
+    def _pre_filter_state(
+        self, pod: Pod, nodes: Sequence[NodeInfo], constraints: list[_Constraint]
+    ) -> _PreFilterState:
+        """``_pre_filter_state``, from the counts kept since the last cycle (:mod:`.spread_tally`)
+        when ``nodes`` is the snapshot's list and which nodes count does not depend on the pod."""
+        handle = self._handle  # None in some unit tests, which give the nodes directly
+        snapshot = handle.snapshot_shared_lister() if handle is not None else None
+        if (
+            not isinstance(snapshot, ChangeLog)
+            or nodes is not snapshot.list()
+            or not _pod_independent(pod, constraints)
+        ):
+            return _pre_filter_state(pod, nodes, constraints)
+        question = (tuple((c.topology_key, c.selector.key) for c in constraints), pod.namespace)
+        share = _share_of(constraints, pod.namespace)
+        counts = self._tallies.counts(question, len(constraints), snapshot, share)
+        self_match = [int(c.selector.matches(pod.labels)) for c in constraints]
+        return _PreFilterState(constraints, counts, self_match)
 
     def pre_filter_extensions(self) -> PodTopologySpread:
         return self
