@@ -82,6 +82,7 @@ __all__ = [
     "Counterexample",
     "find",
     "itf_trace",
+    "render_step",
     "replay",
     "replay_dir",
     "write",
@@ -432,6 +433,14 @@ def itf_trace(c: Counterexample) -> dict[str, Any]:
     return itf.document([*OBSERVED, "t", "impl", "unexplained", "tried"], states, meta)
 
 
+def render_step(step: Unexplained) -> str:
+    """``Unexplained.render`` with impl's records by their names only (a record may carry
+    whole objects)."""
+    _, *rest = step.render().splitlines()
+    plain = " ; ".join(" ".join(r) for r in _plain(step.records))
+    return "\n".join([f"step {step.index} at t={step.t:g}: impl did {plain}", *rest])
+
+
 def command(until: float) -> str:
     return (
         f"schedspec schedule cluster.yaml --events events.yaml --until {format_duration(until)} "
@@ -459,7 +468,7 @@ def write(c: Counterexample, out: Path) -> None:
         f"  {command(c.until)}",
         "  python3 -m schedspec.checker.queue_counterexample replay .",
         "",
-        c.step.render(),
+        render_step(c.step),
         "",
         f"until: {format_duration(c.until)}",
     ]

@@ -89,7 +89,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         if not report.unexplained:
             print("every step is explained (the run no longer shows the counterexample)", file=out)
             return 0
-        print(report.unexplained[0].render(), file=out)
+        print(qc.render_step(report.unexplained[0]), file=out)
         return 1
     broken = MUTANTS[args.mutant]() if args.mutant else contextlib.nullcontext()
     with broken:
@@ -99,7 +99,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
             return 0
         qc.write(found, Path(args.out))
     print(f"written to {args.out}/: in it, {qc.command(found.until)}", file=out)
-    print(found.step.render(), file=out)
+    print(qc.render_step(found.step), file=out)
     return 1
 
 
