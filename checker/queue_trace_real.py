@@ -56,7 +56,14 @@ from schedspec.checker.queue_trace import (
 from schedspec.checker.queue_trace_campaign import Campaign, render, run_simulate
 from schedspec.cluster import Cluster
 
-__all__ = ["main", "observations", "real_simulate", "record_real_run", "validate_real_cluster"]
+__all__ = [
+    "main",
+    "observations",
+    "real_simulate",
+    "record_real_run",
+    "replayed_nominations",
+    "validate_real_cluster",
+]
 
 REFUSED = "the real API server would refuse an object of the cluster (the oracle's validation)"
 # the declared differences of queue_trace.DECLARED, as the real scheduler makes them
@@ -142,6 +149,31 @@ def observations(trace: Sequence[Mapping[str, Any]]) -> list[Observation]:
     return out
 
 
+def replayed_nominations(observed: Sequence[Observation]) -> set[int]:
+    """The observations where a failed pod left flight for backoffQ/activeQ after an
+    AssignedPodDelete with no bound pod gone (a nomination's: DECLARED "nomination") reached it
+    in flight: the queue replays it at the failure (DECLARED "nomination-in-flight")."""
+    out: set[int] = set()
+    flying: dict[str, bool] = {}  # pod in flight → an orphan AssignedPodDelete reached it
+    before: Mapping[str, Mapping[str, Any]] = {}
+    for k, obs in enumerate(observed):
+        gone = any(
+            p.get("where") == "bound" and obs.pods.get(key, {}).get("where") == "deleted"
+            for key, p in before.items()
+        )
+        for rec in obs.records:
+            if rec[0] == "event" and rec[1] == "AssignedPodDelete" and not gone:
+                flying = dict.fromkeys(flying, True)
+            elif rec[0] == "move" and rec[3] == "inFlight":
+                flying[rec[1]] = False
+            elif rec[0] == "move" and rec[2] == "inFlight":
+                released = rec[4] == "ScheduleAttemptFailure" and rec[3] in ("activeQ", "backoffQ")
+                if flying.pop(rec[1], False) and released:
+                    out.add(k)
+        before = obs.pods
+    return out
+
+
 class _Capture:
     """An API server holding one node, keeping what is written back (for ``_heal_node``)."""
 
@@ -217,7 +249,13 @@ def validate_real_cluster(
     nodes = [n["metadata"]["name"] for n in cluster.nodes]
     if late_node_at is not None:
         nodes.append(LATE_NODE)
-    return validate(observed, nodes, max_pods=max_pods)
+    replayed = replayed_nominations(observed)
+    return validate(
+        observed,
+        nodes,
+        max_pods=max_pods,
+        declared=lambda k: "nomination-in-flight" if k in replayed else None,
+    )
 
 
 def real_simulate(runs: int, seed: int = 0, oracle: Oracle | None = None) -> Campaign:
