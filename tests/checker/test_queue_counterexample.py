@@ -5,6 +5,7 @@ found on the same cluster."""
 
 from __future__ import annotations
 
+import io
 import json
 import shlex
 from pathlib import Path
@@ -111,3 +112,23 @@ def test_the_machine_search_shrinks_a_backoff_capped_at_5s(
     qc.write(found, tmp_path)
     _, report = qc.replay_dir(tmp_path)
     assert report.unexplained and report.unexplained[0].render() == found.step.render()
+
+
+def test_the_campaigns_out_flag_writes_the_shrunk_run(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """``python3 -m schedspec.checker.queue_trace --out DIR``: a campaign with an unexplained
+    step (here stood in for) gets its kind's search written under DIR/simulate."""
+    from schedspec.checker import queue_trace_campaign as campaign
+    from schedspec.checker.queue_trace import RunReport
+
+    _every_event_requeues(monkeypatch)
+    failing = campaign.Campaign(runs=1, unexplained=[("a drawn cluster", RunReport())])
+    monkeypatch.setattr(campaign, "run_simulate", lambda runs, seed: failing)
+    real_find = qc.find
+    monkeypatch.setattr(qc, "find", lambda kind, runs, seed, steps: real_find(
+        kind, runs, seed, steps, objects=st.just(OBJECTS)))  # fmt: skip
+    printed = io.StringIO()
+    assert campaign.main(["--runs", "1", "--out", str(tmp_path)], printed) == 1
+    assert f"simulate: shrunk counterexample in {tmp_path}/simulate/" in printed.getvalue()
+    assert cli.main(["replay", str(tmp_path / "simulate")]) == 1
