@@ -11,6 +11,7 @@ import shlex
 from pathlib import Path
 from typing import Any
 
+import itf_py
 import pytest
 from hypothesis import strategies as st
 
@@ -80,8 +81,9 @@ def test_a_broken_hint_is_written_as_files_that_reproduce_it(
     doc = json.loads((tmp_path / "counterexample.itf.json").read_text())
     flags = [s["unexplained"] for s in doc["states"]]
     assert flags[-1] and not any(flags[:-1])
-    last = dict(doc["states"][-1]["where"]["#map"])
-    assert last["default/picky"] == "backoffQ"
+    last = itf_py.trace_from_json(doc).states[-1].values  # what Apalache/Quint tools read
+    assert last["where"]["default/picky"] == "backoffQ"
+    assert last["rejecting"]["default/picky"] == {"NodeAffinity": True}
     assert doc["states"][0]["now"] == 0 and len(doc["states"]) > 3
 
 
