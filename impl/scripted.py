@@ -140,7 +140,9 @@ class _Driver:
 
 
 def _kept(stored: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
-    """``new`` with what an update cannot change: the UID, and a bound pod's node."""
+    """``new`` with what an update cannot change: the UID (``ValidateObjectMetaUpdate``) and a
+    bound pod's node (``ValidatePodUpdate``, pkg/apis/core/validation/validation.go: nodeName
+    is not among the fields a pod update may change)."""
     meta = {**new["metadata"], "uid": stored["metadata"].get("uid")}
     out = {**new, "metadata": meta}
     node = (stored.get("spec") or {}).get("nodeName")

@@ -19,7 +19,9 @@ one thing::
 ``create`` and ``update`` take a whole manifest, validated and defaulted exactly as the cluster
 loader does (:mod:`schedspec.cluster`; a pod's ``priorityClassName`` may name the cluster's
 PriorityClasses); ``update`` replaces the stored object of that kind, namespace and name (it keeps
-the stored ``metadata.uid``, and a bound pod stays bound: the API server never unbinds). Kinds:
+the stored ``metadata.uid``, and a bound pod stays bound: the API server never unbinds). A pod
+update is taken as written — more lenient than the API server, whose ``ValidatePodUpdate``
+(pkg/apis/core/validation/validation.go) lets only a few spec fields change. Kinds:
 those the simulated API server holds — Namespace, Node, Pod, PodDisruptionBudget, Service,
 ReplicationController, ReplicaSet, StatefulSet. ``fail-binds`` and ``conflict-status-patches``
 set how many of the next calls fail (replacing what was left of an earlier entry's count).
