@@ -19,9 +19,10 @@ one thing::
 ``create`` and ``update`` take a whole manifest, validated and defaulted exactly as the cluster
 loader does (:mod:`schedspec.cluster`; a pod's ``priorityClassName`` may name the cluster's
 PriorityClasses); ``update`` replaces the stored object of that kind, namespace and name (it keeps
-the stored ``metadata.uid``, and a bound pod stays bound: the API server never unbinds). A pod
-update is taken as written — more lenient than the API server, whose ``ValidatePodUpdate``
-(pkg/apis/core/validation/validation.go) lets only a few spec fields change. Kinds:
+the stored ``metadata.uid``, and a bound pod stays bound: the API server never unbinds); it
+stands for an update of the object and of its status subresource at once. A pod's spec may change
+only as the API server lets it (:mod:`schedspec.pod_update`: images, resources, tolerations
+added, scheduling gates removed, …). Kinds:
 those the simulated API server holds — Namespace, Node, Pod, PodDisruptionBudget, Service,
 ReplicationController, ReplicaSet, StatefulSet. ``fail-binds`` and ``conflict-status-patches``
 set how many of the next calls fail (replacing what was left of an earlier entry's count).
@@ -50,6 +51,7 @@ from typing import Any
 from schedspec.cluster import SELECTING_KINDS, Cluster, from_docs, object_key
 from schedspec.errors import ManifestError, UsageError
 from schedspec.manifest_yaml import Doc, describe, parse
+from schedspec.pod_update import pod_update_problems
 from schedspec.validate import NAMESPACED
 
 __all__ = [
@@ -187,8 +189,10 @@ class _Checker:
         self.exists: dict[tuple[str, str], str] = {}  # (kind, key) → where it came from
         objects = [*cluster.namespaces, *cluster.nodes, *cluster.pods, *cluster.pdbs]
         objects += [o for o in cluster.others if o["kind"] in SELECTING_KINDS]
+        self.current: dict[tuple[str, str], Mapping[str, Any]] = {}  # the latest manifests
         for obj in objects:
             self.exists[(obj["kind"], object_key(obj))] = "the cluster"
+            self.current[(obj["kind"], object_key(obj))] = obj
         self.uids = {o["metadata"].get("uid"): (o["kind"], object_key(o)) for o in objects}
         self.previous = 0.0
 
@@ -267,6 +271,7 @@ class _Checker:
                       "the cluster, or deleted by an earlier entry")  # fmt: skip
             return None
         del self.exists[(kind, key)]
+        self.current.pop((kind, key), None)
         return ScriptedEvent(i, at, "delete", kind, key)
 
     def manifest(self, i: int, at: float, action: str, value: Any) -> ScriptedEvent | None:
@@ -308,7 +313,14 @@ class _Checker:
         if action == "create" and owner is not None and owner != (kind, key):
             self.fail((i, action, "metadata", "uid"), f"the UID of {owner[0]} {owner[1]}")
             return None
+        if action == "update" and kind == "Pod":
+            problems = pod_update_problems(self.current[(kind, key)], obj)
+            for path, message in problems:
+                self.fail((i, action, *path), message, obj=f"Pod {key}")
+            if problems:
+                return None
         self.exists[(kind, key)] = f"events[{i}]"
+        self.current[(kind, key)] = obj
         self.uids[uid] = (kind, key)
         return ScriptedEvent(i, at, action, kind, key, obj)
 

@@ -192,3 +192,61 @@ def test_durations_read_and_print_back(text: str, seconds: float) -> None:
 def test_every_float_time_survives_a_round_trip() -> None:
     for t in (0.1, 12.000000001, 301.5, 1e-9, 86400.25):
         assert parse_duration(format_duration(t)) == t
+
+
+GATED = (
+    "- {apiVersion: v1, kind: Pod, metadata: {name: gated}, spec: {schedulingGates: [{name: "
+    'example.com/hold}], containers: [{name: c, image: app, resources: {requests: {cpu: "1"}}}]}}\n'
+)
+
+
+def _gated_update(spec: str) -> str:
+    return (
+        "- at: 10s\n  update: {apiVersion: v1, kind: Pod, metadata: {name: gated}, "
+        f"spec: {{{spec}}}}}\n"
+    )
+
+
+C1 = 'containers: [{name: c, image: app, resources: {requests: {cpu: "1"}}}]'
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        (f"priority: 0, {C1}, nodeName: n", "events[0].update.spec.nodeName: pod updates may not "
+         "change fields other than"),
+        (f"{C1}, schedulingGates: [{{name: example.com/hold}}, {{name: example.com/more}}]",
+         "events[0].update.spec.schedulingGates: only deletion is allowed"),
+        (f"{C1}, containers: [{{name: c, image: app}}, {{name: d, image: app}}]",
+         "events[0].update.spec.containers: may not add or remove containers"),
+    ],
+    ids=["nodeName", "a gate added", "a container added"],
+)  # fmt: skip
+def test_a_pod_update_the_api_server_refuses_is_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, spec: str, message: str
+) -> None:
+    cluster = _write(tmp_path, "c.yaml", "apiVersion: v1\nkind: List\nitems:\n"
+                     + NODE % ("n", "2") + GATED)  # fmt: skip
+    spec = spec.replace(f"{C1}, containers:", "containers:")
+    events = _write(tmp_path, "e.yaml", _gated_update(spec))
+    assert main(["schedule", cluster, "--events", events]) == 2
+    err = capsys.readouterr().err
+    assert "e.yaml:2: Pod default/gated: " in err and message in err
+
+
+def test_a_gate_removed_lets_the_pod_be_scheduled(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    cluster = _write(tmp_path, "c.yaml", "apiVersion: v1\nkind: List\nitems:\n"
+                     + NODE % ("n", "2") + GATED)  # fmt: skip
+    events = _write(tmp_path, "e.yaml", _gated_update(f"nodeSelector: {{a: b}}, {C1}"))
+    # a gated pod may gain a node selector entry, but still matches no node: pending
+    out = _json(capsys, cluster, "--events", events)
+    assert "default/gated" in out["unschedulable"]
+    events = _write(tmp_path, "e.yaml", _gated_update(C1))
+    out = _json(capsys, cluster, "--events", events)
+    assert out["bound_at"] == {"default/gated": 10.0}
+    moved = out["events"][0]["released"]
+    assert [(m["pod"], m["from"], m["to"]) for m in moved] == [
+        ("default/gated", "unschedulablePods", "activeQ")
+    ]
