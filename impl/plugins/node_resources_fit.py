@@ -299,10 +299,11 @@ class NodeResourcesFit:
         self, pod: Pod, old: EventObject, new: EventObject
     ) -> QueueingHint:
         """Queue only if the pod fits the (empty) new node and, for an update, some resource
-        it requests (or the pod count) grew."""
+        it requests (or the pod count) grew. The fit ignores no resource: upstream's isFit
+        calls ``Fits``, which passes no ignored resources or groups (noderesources/fit.go)."""
         if not isinstance(new, Node) or (old is not None and not isinstance(old, Node)):
             return QueueingHint.QUEUE
-        if insufficient_resources(pod, NodeInfo(new), self.ignored, self.groups):
+        if insufficient_resources(pod, NodeInfo(new)):
             return QueueingHint.QUEUE_SKIP
         if old is None or _requested_resource_increased(pod, old, new):
             return QueueingHint.QUEUE

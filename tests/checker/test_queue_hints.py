@@ -89,3 +89,19 @@ def test_the_runs_made_for_the_hints_are_explained_and_reach_their_plugins() -> 
     campaign = run_hints(15)
     assert campaign.validated == 15 and campaign.unexplained == []
     assert campaign.actions["ClusterEvent"] > 0
+
+
+def test_node_resources_fit_hint_ignores_no_resource_as_upstream() -> None:
+    # upstream's isFit calls Fits with no ignored resources: a node without the extended
+    # resource the pod requests does not fit, whatever ignoredResources says (impl ignored them)
+    from schedspec.impl.api import node_from_dict, pod_from_dict
+
+    pod = _pod("p", "100m")
+    pod["spec"]["containers"][0]["resources"]["requests"]["example.com/foo"] = "1"
+    node = _node("n", "4")
+    plugin = NodeResourcesFit(ignored=frozenset({"example.com/foo"}))
+    impl_says = plugin.is_schedulable_after_node_change(
+        pod_from_dict(pod), None, node_from_dict(node)
+    )
+    assert impl_says is QueueingHint.QUEUE_SKIP
+    assert not _ask("NodeResourcesFit", "NodeAdd", pod, None, node)
