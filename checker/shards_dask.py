@@ -1,9 +1,9 @@
 """The Dask engine of :mod:`.shards`: each shard one task on a Dask distributed scheduler.
 
-Dask was chosen over Ray by a measurement on this machine (docs/checker.md, "Distributed
-campaigns"): a two-worker cluster on loopback starts in about 5 s against Ray's 13 s, the
-packages are 24 MB against 240 MB, and both re-run a task whose worker died. Ray's lower
-per-task cost (0.7 ms against 4 ms) is lost in a shard's seconds.
+Dask was chosen over Ray by a measurement on this machine (``bench/engines.py``; docs/checker.md,
+"Distributed campaigns"): a two-worker cluster on loopback starts in 5–7 s against Ray's 13–19 s,
+the packages are 23 MB against 235 MB, and both re-run a task whose worker died. Ray's lower
+per-task cost (0.7–0.9 ms against 4–5 ms) is lost in a shard's seconds.
 
 A task names the shard (``schedspec-<token>-shard-<id>``) and is impure: Dask never answers a
 shard from another campaign's result. Workers must run the same schedspec (and Hypothesis) as
