@@ -4,11 +4,15 @@ recorded real run in virtual time is explained step by step, and a tampered one 
 from __future__ import annotations
 
 import dataclasses
+import json
 import time
+
+import pytest
 
 from schedspec.checker.oracle import Oracle
 from schedspec.checker.queue_trace import Observation, validate
 from schedspec.checker.queue_trace_real import record_real_run, validate_real_cluster
+from schedspec.cli import main
 from schedspec.cluster import from_objects
 
 
@@ -132,3 +136,16 @@ def test_a_real_skip_that_hints_tla_would_queue_is_unexplained(oracle: Oracle) -
     report = validate(observations, NODES)
     assert len(report.unexplained) == 1
     assert "NodeAdd" in report.unexplained[0].render()
+
+
+def test_the_queue_seam_reports_both_witnesses(
+    oracle: Oracle, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["crosscheck", "--seam", "queue", "--oracle", "kube", "--examples", "4", "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert set(report) == {"impl", "real"}
+    for witness in report.values():
+        assert witness["runs"] == 4
+        assert witness["validated"] > 0 and witness["steps"] > 0
+        assert witness["unexplained"] == []
