@@ -33,12 +33,9 @@ __all__ = ["NAME", "BalancedAllocation", "balanced_score", "score"]
 NAME = "NodeResourcesBalancedAllocation"
 
 
-def balanced_score(requested: Sequence[int], allocatable: Sequence[int]) -> int:
-    fractions = [min(1.0, r / a) for r, a in zip(requested, allocatable, strict=True) if a != 0]
-    return _of_fractions(fractions)
-
-
-def _of_fractions(fractions: Sequence[float]) -> int:
+def balanced_score(fractions: Sequence[float]) -> int:
+    """``⌊(1 − std)·100⌋`` of the fractions ``min(1, requested / allocatable)`` of the
+    resources the node advertises (``balancedResourceScorer``)."""
     std = 0.0
     if len(fractions) == 2:
         std = abs((fractions[0] - fractions[1]) / 2)
@@ -57,7 +54,7 @@ def _score(node_info: NodeInfo, plan: Sequence[ScoredResource]) -> int:
         alloc = alloc_of(name, 0)
         if alloc != 0:
             fractions.append(min(1.0, (used.get(name, 0) + pod_request) / alloc))
-    return _of_fractions(fractions)
+    return balanced_score(fractions)
 
 
 def score(

@@ -25,7 +25,6 @@ __all__ = [
     "ResourceSpec",
     "ScoredResource",
     "ShapePoint",
-    "allocatable_and_requested",
     "broken_linear",
     "least_allocated",
     "least_allocated_of",
@@ -64,21 +63,6 @@ def pod_request_list(pod: Pod, resources: Sequence[ResourceSpec], use_requested:
     return [reqs.get(name, 0) for name, _ in resources]
 
 
-def allocatable_and_requested(
-    node_info: NodeInfo, name: str, pod_request: int, use_requested: bool
-) -> tuple[int, int]:
-    """(allocatable, requested + pod's request) of one resource; (0, 0) to leave it out."""
-    if pod_request == 0 and is_scalar_resource(name):
-        return 0, 0
-    alloc = node_info.allocatable
-    if name in ("cpu", "memory"):
-        used = node_info.requested if use_requested else node_info.non_zero_requested
-        return alloc.get(name, 0), used.get(name, 0) + pod_request
-    if name == "ephemeral-storage" or (is_scalar_resource(name) and name in alloc):
-        return alloc.get(name, 0), node_info.requested.get(name, 0) + pod_request
-    return 0, 0
-
-
 ScoredResource = tuple[str, int, int, bool]
 """(name, weight, the pod's request, whether the node's total is its non-zero one)."""
 
@@ -86,12 +70,13 @@ ScoredResource = tuple[str, int, int, bool]
 def scored_resources(
     requests: Sequence[int], resources: Sequence[ResourceSpec], use_requested: bool
 ) -> tuple[ScoredResource, ...]:
-    """The resources ``allocatable_and_requested`` can score for this pod on some node, made
-    once per cycle: what it leaves out whatever the node (a scalar the pod does not request, a
-    name it does not score) is dropped here; what it leaves out on one node is exactly a
-    resource that node's allocatable lacks (0), which every scorer skips. So on each node a
-    scorer reads ``allocatable[name]`` and, where it is not 0, the node's total plus the pod's
-    request — the same pairs, without the per-node classification."""
+    """The resources this pod is scored on, made once per cycle (upstream's
+    ``calculateResourceAllocatableRequest`` classifies them per node): cpu and memory from the
+    node's non-zero totals (``use_requested=False``) or real ones; ephemeral-storage; a scalar
+    only if the pod requests it. Any other name scores nothing. On a node, a resource whose
+    allocatable is 0 (or absent: a scalar the node does not advertise) is skipped by every
+    scorer, so a scorer reads ``allocatable[name]`` and, where it is not 0, the node's total
+    plus the pod's request."""
     out: list[ScoredResource] = []
     for (name, weight), pod_request in zip(resources, requests, strict=True):
         if name in ("cpu", "memory"):
@@ -130,12 +115,6 @@ def _weighted(
     return (2 * total + weights) // (2 * weights) if ratio else go_div(total, weights)
 
 
-def _least(requested: int, capacity: int) -> int:
-    if capacity == 0 or requested > capacity:
-        return 0
-    return go_div((capacity - requested) * MAX_NODE_SCORE, capacity)
-
-
 def _most(requested: int, capacity: int) -> int:
     if capacity == 0:
         return 0
@@ -147,8 +126,9 @@ PlanScorer = Callable[[NodeInfo, Sequence[ScoredResource]], int]
 
 
 def least_allocated_of(node_info: NodeInfo, plan: Sequence[ScoredResource]) -> int:
-    """``Σ w·(alloc − req)·100/alloc / Σ w`` over resources the node advertises (``_least``
-    inlined: this runs for every scored node of every cycle)."""
+    """``Σ w·(alloc − req)·100/alloc / Σ w`` over resources the node advertises (0 for one
+    over capacity; Go's truncating division), inlined: it runs for every scored node of every
+    cycle."""
     alloc_of, non_zero, used = (
         node_info.allocatable.get,
         node_info.non_zero_requested,
