@@ -172,9 +172,9 @@ func (rec *queueRecorder) stepLocked(event string, call func()) {
 		}
 	}
 	for k, place := range after {
-		if place != "inFlight" {
+		if pod, known := rec.pods[k]; known && place != "inFlight" {
 			delete(rec.frozen, k)
-			if pi, ok := rec.real.GetPod(rec.pods[k].Name, rec.pods[k].Namespace); ok {
+			if pi, ok := rec.real.GetPod(pod.Name, pod.Namespace); ok {
 				rec.infos[k] = pi
 			}
 		}
