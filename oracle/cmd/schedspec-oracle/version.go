@@ -29,7 +29,7 @@ var declaredOutOfScope = []string{
 	"per-plugin filter statuses are computed without nominated pods; the framework verdict includes them",
 	"schedule: the API server is client-go's fake clientset (pods/binding sets spec.nodeName); " +
 		"no kubelet, so bound pods never run and victims are deleted at once",
-	"schedule: time does not pass beyond the run; pods in unschedulablePods stay there (no 5-minute flush)",
+	"schedule: time does not pass beyond the run; pods in unschedulablePods stay there (no 5-minute flush) unless recordQueue asks for virtual time",
 }
 
 func version() map[string]any {
