@@ -231,9 +231,12 @@ class Monitor:
         group.seen_at, group.created = len(self.history), self.clock()
 
     def _rounds(self, group: Decision) -> list[Decision]:
-        """A preemptor's victims on one node, split into the preemptions that chose them: a
-        victim whose preemption began after every victim of the round before it was deleted
-        belongs to a later scheduling cycle (the preemptor tried again)."""
+        """The decisions a preemptor's victims on one node stand for. When every victim got
+        its DisruptionTarget condition before any of them was deleted, they are one
+        preemption (a later one starts only once the victims of the last are gone): judged
+        whole. Otherwise the stream cannot tell one preemption whose victims were handled one
+        after another from several rounds, so each victim is judged alone — of lower priority
+        than the preemptor and on the node when it was chosen — and minimality is not."""
         spans = []
         for victim in group.victims:
             start = self._victim_change(victim)
@@ -247,14 +250,14 @@ class Monitor:
                 len(self.history),
             )
             spans.append((start, end, victim))
-        out: list[Decision] = []
-        last_end = -1
-        for start, end, victim in sorted(spans):
-            if not out or start > last_end:
-                out.append(Decision("preemption", group.pod, group.node, start, {}))
-            out[-1].victims = (*out[-1].victims, victim)
-            last_end = max(last_end, end) if len(out[-1].victims) > 1 else end
-        return out
+        if max(s for s, _, _ in spans) < min(e for _, e, _ in spans):
+            group.position = min(s for s, _, _ in spans)
+            return [group]
+        self.summary.not_judged["preemption: minimality (victims handled one by one)"] += 1
+        return [
+            Decision("victim", group.pod, group.node, start, {}, (victim,))
+            for start, _, victim in spans
+        ]
 
     def _victim_change(self, victim: str) -> int:
         """Where the preemption of ``victim`` began: the change giving it its DisruptionTarget
@@ -354,7 +357,7 @@ class Monitor:
         pins = dict(d.pins)
         for victim in d.victims:
             pins[("Pod", victim)] = self.history.version_before(("Pod", victim), d.position)
-        if d.kind == "preemption":
+        if d.kind in ("preemption", "victim"):
             pins[("Pod", d.pod)] = self.history.version_before(("Pod", d.pod), d.position)
         return manifests(self.history.objects_at(position, pins))
 
@@ -482,7 +485,26 @@ class Monitor:
         return judge
 
 
+def _victim(monitor: Monitor, d: Decision) -> _Judgement:
+    def judge(s: SpecState, d: Decision) -> Verdict:
+        p, n = s.world.pods[d.pod], s.world.nodes[d.node]
+        q = s.world.pods.get(d.victims[0])
+        if q is None:
+            raise _NotJudged("the victim is not in the state")
+        if q in s.call("PotentialVictims", p, n):
+            return None
+        where = q["spec"]["nodeName"] or "no node"
+        reason = (
+            f"{d.victims[0]} (priority {q['spec']['priority']}, on {where}) is not a pod of "
+            f"lower priority than the preemptor ({p['spec']['priority']}) on {d.node}"
+        )
+        return "PotentialVictims", "FALSE", reason
+
+    return judge
+
+
 _JUDGEMENTS: dict[str, Callable[[Monitor, Decision], _Judgement]] = {
+    "victim": _victim,
     "binding": Monitor._binding,
     "failure": Monitor._failure,
     "preemption": Monitor._preemption,

@@ -187,7 +187,8 @@ def test_an_unschedulable_verdict_is_judged() -> None:
 
 def preemption_stream(*rounds: list[str]) -> list[tuple[str, Obj, bool]]:
     """4 pods of 1 CPU on a 4-CPU node, a 2-CPU preemptor; each round's victims get their
-    DisruptionTarget condition together (kube-scheduler patches them in parallel), then go."""
+    DisruptionTarget condition together (kube-scheduler patches them in parallel), then go;
+    the Preempted Events arrive after all."""
     low = {f"low-{i}": bound(pod(f"low-{i}", cpu="1"), "n1") for i in range(4)}
     high = pod("high", cpu="2", priority=100)
     stream = [*added(node("n1"), *low.values(), high)]
@@ -195,7 +196,8 @@ def preemption_stream(*rounds: list[str]) -> list[tuple[str, Obj, bool]]:
     for victims in rounds:
         stream += [("Pod", disrupted(low[v]), False) for v in victims]
         stream += [("Pod", disrupted(low[v]), True) for v in victims]
-        stream += [("Event", preempted(v, "high", "n1"), False) for v in victims]
+    # the Events come later: the broadcaster writes them asynchronously
+    stream += [("Event", preempted(v, "high", "n1"), False) for vs in rounds for v in vs]
     return stream
 
 
@@ -210,15 +212,30 @@ def test_minimal_victims_are_accepted_and_a_needless_one_is_a_violation() -> Non
     assert "still fits with default/low-1, default/low-2, default/low-3 left" in v.reason
 
 
-def test_a_second_preemption_by_the_same_pod_is_judged_on_its_own() -> None:
-    """One victim, then another once it is gone: two decisions, each judged in its own state —
-    the first was not enough for the preemptor (a violation), the second, with the first gone,
-    was minimal. Judged as one set, the split would hide which decision was wrong."""
+def test_victims_handled_one_by_one_are_judged_each_and_minimality_is_not() -> None:
+    """One victim disrupted and deleted before the next is disrupted: one preemption handling
+    its victims in turn, or two rounds — the stream cannot tell, so each victim is checked
+    (lower priority, on the node) and minimality is counted as not judged."""
     m = run(preemption_stream(["low-2"], ["low-3"]), window=1)
-    assert m.summary.judged["preemption"] == 2
-    assert [(v.rule, v.victims) for v in m.summary.violations] == [
-        ("ValidVictims", ("default/low-2",))
-    ]
+    assert m.summary.judged == {"failure": 1, "victim": 2}
+    assert m.summary.violations == []
+    assert m.summary.not_judged == {"preemption: minimality (victims handled one by one)": 1}
+
+
+def test_a_victim_of_equal_priority_is_a_violation() -> None:
+    stream = preemption_stream(["low-1", "low-2"])
+    stream = [(k, _priority(o, 100) if o.get("metadata", {}).get("name") == "low-1" else o, d)
+              for k, o, d in stream]  # fmt: skip
+    m = run(stream, window=1)
+    [v] = m.summary.violations
+    assert (v.kind, v.rule) == ("preemption", "ValidVictims")
+    assert "victims of priority ≥ the preemptor's (100): default/low-1" in v.reason
+
+
+def _priority(p: Obj, value: int) -> Obj:
+    q = copy.deepcopy(p)
+    q["spec"]["priority"] = value
+    return q
 
 
 def test_bindings_by_another_scheduler_are_not_judged() -> None:
