@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, cast
 
 from schedspec.impl.api import Node, Pod
 from schedspec.impl.api.selectors import NOTHING, label_selector_error
@@ -51,6 +51,13 @@ from schedspec.impl.framework.types import (
     PodInfo,
     PreFilterResult,
     WeightedAffinityTerm,
+)
+from schedspec.impl.plugins.affinity_sums import (
+    ChangeLog,
+    NodeSums,
+    filter_share,
+    score_share,
+    term_key,
 )
 
 __all__ = [
@@ -349,6 +356,7 @@ class InterPodAffinity:
         self._handle = handle
         self.hard_pod_affinity_weight = hard_weight
         self.ignore_preferred_terms_of_existing_pods = ignore_existing_preferred
+        self._sums = NodeSums()
 
     def name(self) -> str:
         return NAME
@@ -371,7 +379,7 @@ class InterPodAffinity:
         )
         if not has_terms and not with_anti:
             return None, Status(Code.SKIP)
-        s = _pre_filter_state(pod, nodes, with_anti, self._namespaces())
+        s = self._pre_filter_state(pod, nodes, with_anti, lister)
         info = s.pod_info
         if (
             not s.existing_anti_affinity_counts
@@ -381,6 +389,35 @@ class InterPodAffinity:
             return None, Status(Code.SKIP)
         state.write(_PRE_FILTER_KEY, s)
         return None, None
+
+    def _pre_filter_state(
+        self, pod: Pod, nodes: Sequence[NodeInfo], with_anti: Iterable[NodeInfo], lister: object
+    ) -> _PreFilterState:
+        """``_pre_filter_state``, from the sums kept since the last cycle (:mod:`.affinity_sums`)
+        when ``nodes`` is the snapshot's list."""
+        namespaces = self._namespaces()
+        if not isinstance(lister, ChangeLog) or nodes is not lister.list():
+            return _pre_filter_state(pod, nodes, with_anti, namespaces)
+        info = _incoming(pod, namespaces)
+        s = _PreFilterState(info, namespaces.get(pod.namespace, {}))
+        question = (
+            "filter",
+            pod.namespace,
+            frozenset(pod.labels.items()),
+            frozenset(s.ns_labels.items()),
+            tuple(term_key(t) for t in info.required_affinity_terms),
+            tuple(term_key(t) for t in info.required_anti_affinity_terms),
+        )
+        counts = {
+            "x": s.existing_anti_affinity_counts,
+            "a": s.affinity_counts,
+            "n": s.anti_affinity_counts,
+        }
+        totals = self._sums.totals(question, lister, filter_share(info, s.ns_labels))
+        for entry, (total, _) in totals.items():
+            slot, pair = cast(tuple[str, tuple[str, str]], entry)
+            counts[slot][pair] = total
+        return s
 
     def pre_filter_extensions(self) -> InterPodAffinity:
         return self
@@ -428,6 +465,22 @@ class InterPodAffinity:
         incoming = _incoming(pod, namespaces)
         ns_labels = namespaces.get(pod.namespace, {})
         topology_score: dict[str, dict[str, int]] = {}
+        if isinstance(lister, ChangeLog):  # the sums kept since the last cycle
+            question = (
+                "score",
+                has_preferred,
+                pod.namespace,
+                frozenset(pod.labels.items()),
+                frozenset(ns_labels.items()),
+                self.hard_pod_affinity_weight,
+                tuple((term_key(w.term), w.weight) for w in incoming.preferred_affinity_terms),
+                tuple((term_key(w.term), w.weight) for w in incoming.preferred_anti_affinity_terms),
+            )
+            share = score_share(incoming, ns_labels, self.hard_pod_affinity_weight, has_preferred)
+            for entry, (total, _) in self._sums.totals(question, lister, share).items():
+                key, value = cast(tuple[str, str], entry)
+                topology_score.setdefault(key, {})[value] = total
+            all_nodes = ()
         for ni in all_nodes:
             if ni.node is None:
                 continue
