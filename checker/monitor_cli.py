@@ -12,7 +12,9 @@ judged and why. Exit 0 without violations, 1 with some, 2 on bad input.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -87,15 +89,13 @@ def run_monitor(args: argparse.Namespace, out: TextIO) -> int:
     started = time.monotonic()
     deadline = started + args.duration if args.duration is not None else None
 
-    def greet() -> None:
-        if not args.json:
-            count = len(monitor.history.objects)
-            print(f"monitoring {watcher.where}: {count} object(s)", file=out, flush=True)
+    def greet() -> None:  # on standard error with --json: a script may wait for it
+        count = len(monitor.history.objects)
+        where = sys.stderr if args.json else out
+        print(f"monitoring {watcher.where}: {count} object(s)", file=where, flush=True)
 
-    try:
+    with contextlib.suppress(KeyboardInterrupt):  # watch_and_judge judges what waits
         watch_and_judge(watcher, monitor, reporter.report, deadline=deadline, started=greet)
-    except KeyboardInterrupt:
-        pass  # watch_and_judge judged what waited
     reporter.summary(monitor.summary, time.monotonic() - started, watcher.relists)
     return 1 if monitor.summary.violations else 0
 

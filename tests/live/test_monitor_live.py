@@ -9,7 +9,6 @@ import importlib.util
 import json
 import subprocess
 import sys
-import time
 from pathlib import Path
 from types import ModuleType
 
@@ -47,7 +46,7 @@ def test_the_default_scheduler_on_a_mixed_workload_breaks_no_rule(live_binaries:
     assert [(v.kind, v.pod, v.node, v.rule, v.reason) for v in s.violations] == []
     assert s.judged["binding"] >= 60
     assert s.judged["failure"] >= 1  # anti-affinity and the big pods leave some pending
-    assert s.judged["preemption"] >= 1
+    assert s.judged["preemption"] + s.judged["victim"] >= 1
     assert s.events["Preempted"] >= 1
 
 
@@ -64,7 +63,8 @@ def test_a_scheduler_without_the_taint_filter_is_caught_with_a_witness(
          "--duration", "25", "--json", "--out", str(out)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
-    time.sleep(4)  # the monitor lists, then watches
+    assert monitor.stderr is not None
+    assert monitor.stderr.readline().startswith("monitoring https://127.0.0.1:")  # it watches
     plain = [bench._pod(f"p-{i}", "plain", 100) for i in range(12)]
     apply(live_cluster, plain)
     stdout, stderr = monitor.communicate(timeout=120)
