@@ -1,12 +1,14 @@
 """Benchmark: the Z3 backend (``schedspec find`` / ``schedspec diff``, spec/solve.py).
 
-    python3 bench/z3.py [--quick] [--limit 60] [--max-n 200]
+    python3 bench/z3.py [--quick] [--only a|b|c|d] [--limit 60] [--max-n 70]
 
 Prints:
 (a) each textbook-vs-real ``diff`` at the default bounds, with and without ``--minimize``
     (target: < 1 s each without);
 (b) two ``find`` queries on a 10-node × 10-pod symbolic cluster: a pending pod no node accepts,
-    and a pending pod feasible on exactly one node (target: < 10 s);
+    and a pending pod feasible on exactly one node (target: < 3 s), median of 3 runs each, beside
+    the baseline: the same query with the small-clusters-first ladder off
+    (spec/solve/small_first.py ``STAGED``), the whole cluster solved at once as before;
 (d) two ``find`` queries over ``autoscaler.tla`` (node groups; spec/kube/symbolic/
     autoscaler_shape.py) on N nodes × N + 1 pods, one group, small slot bounds, N = 1 … 4:
     "a scale-up of two nodes" and "scaled up, pod still pending"; each beside its baseline, the
@@ -14,9 +16,11 @@ Prints:
     each candidate (how the backend folded before), cut at ``--limit``;
 (c) unless ``--quick``: the largest N (nodes = pods = N, other bounds at their defaults) for which
     ``Feasible(p, n) /\\ p.spec.nodeName = ""`` is solved within ``--limit`` seconds, stepping
-    N = 10, 20, 30, … and stopping at the first N over the limit. Build (Session construction +
-    compiling the formula) and solve are timed separately. Each N runs in a child process that is
-    killed if it overruns, so a slow build cannot hang the benchmark.
+    N = 10, 20, 30, … up to ``--max-n`` and stopping at the first N over the limit. Build (Session
+    construction + compiling the formula) and solve are timed separately. Beside each N, the
+    baseline: the same query with the small-clusters-first ladder off (stopped after its first N
+    over the limit). Each run is a child process, killed if it overruns, so a slow build cannot
+    hang the benchmark.
 
 Timings are wall-clock (``time.perf_counter``) and include, for (a) and (b), replaying each
 witness through the executable backend, as the CLI does.
@@ -27,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -39,7 +44,7 @@ sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
 
 from schedspec.spec.compile.z3 import neg  # noqa: E402
 from schedspec.spec.kube.symbolic import Bounds  # noqa: E402
-from schedspec.spec.solve import Session, diff, find  # noqa: E402
+from schedspec.spec.solve import Session, diff, find, small_first  # noqa: E402
 
 PAIRS = [
     ("FilterLifecycle", "NodeUnschedulableOK"),
@@ -65,6 +70,15 @@ AUTOSCALER_FINDS = [
     ("a scale-up of two nodes", "\\E g \\in Groups : PlannedNodes(g) = 2"),
     ("scaled up, pod still pending", "\\E g \\in Groups : PendingAfterScaleUp(p, g)"),
 ]
+
+
+def _load() -> str:
+    """The machine's load average (1, 5, 15 minutes): the benchmark is only as quiet as this."""
+    try:
+        with open("/proc/loadavg", encoding="utf-8") as f:
+            return " ".join(f.read().split()[:3])
+    except OSError:
+        return "unknown"
 
 
 def autoscaler_bounds(n: int) -> Bounds:
@@ -121,18 +135,34 @@ def bench_diffs(timeout: float) -> None:
         print(f"    {row[0]:<42} {row[1]:<8} {row[2]:>8} {row[3]:<8} {row[4]:>12}")
 
 
-def bench_finds(timeout: float) -> None:
-    bounds = Bounds(nodes=10, pods=10)
-    print("\n(b) find on 10 nodes × 10 pods (scheduler.tla)")
-    print(f"    {'query':<40} {'result':<8} {'seconds':>8}")
-    for label, formula in FINDS:
-        start = time.perf_counter()
-        answer = find(formula, bounds=bounds, timeout=timeout)
-        print(f"    {label:<40} {answer.result:<8} {time.perf_counter() - start:>8.2f}")
+def one_find(query: int, staged: bool, limit: float) -> dict[str, Any]:
+    """Find FINDS[query] on 10 nodes × 10 pods (run in a child process: a fresh interpreter for
+    each run, so no run reuses another's parsed spec)."""
+    small_first.STAGED = staged
+    start = time.perf_counter()
+    answer = find(FINDS[query][1], bounds=Bounds(nodes=10, pods=10), timeout=limit)
+    return {"result": answer.result, "seconds": time.perf_counter() - start}
 
 
-def one_scale(n: int, limit: float) -> dict[str, Any]:
+def bench_finds(limit: float, runs: int = 3) -> None:
+    print(f"\n(b) find on 10 nodes × 10 pods (scheduler.tla), median of {runs} fresh processes")
+    print(f"    {'query':<40} {'result':<8} {'seconds':>8}   baseline (whole cluster at once)")
+    for q, (label, _) in enumerate(FINDS):
+        row = []
+        for staged in (True, False):
+            rs = [_child(["--find", f"{q}:{int(staged)}"], limit) for _ in range(runs)]
+            if any(r is None for r in rs):
+                row.append(f"{'killed':<8} {'':>8}")
+                continue
+            results = sorted({r["result"] for r in rs if r is not None})
+            median = statistics.median(r["seconds"] for r in rs if r is not None)
+            row.append(f"{'/'.join(results):<8} {median:>8.2f}")
+        print(f"    {label:<40} {row[0]}   {row[1]}")
+
+
+def one_scale(n: int, staged: bool, limit: float) -> dict[str, Any]:
     """Build and solve SCALE_QUERY at nodes = pods = n (run in a child process)."""
+    small_first.STAGED = staged
     start = time.perf_counter()
     session = Session(Bounds(nodes=n, pods=n), ["scheduler"], timeout=limit)
     constructed = time.perf_counter()
@@ -145,51 +175,79 @@ def one_scale(n: int, limit: float) -> dict[str, Any]:
             "solve": solved - built, "result": status}  # fmt: skip
 
 
+def _scale_run(n: int, staged: bool, limit: float) -> tuple[str, bool]:
+    """One N of (c): the printed cells, and whether it answered within the limit."""
+    cmd = [sys.executable, __file__, "--one", f"{n}:{int(staged)}", "--limit", str(limit)]
+    try:  # the solver obeys its timeout; the build does not, hence the hard stop
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=3 * limit + 30)
+    except subprocess.TimeoutExpired:
+        return f"{'killed after ' + str(int(3 * limit + 30)) + ' s':<42}", False
+    if out.returncode != 0:
+        return f"failed: {out.stderr.strip().splitlines()[-1:]}", False
+    r = json.loads(out.stdout.strip().splitlines()[-1])
+    build = r["session"] + r["compile"]
+    ok = r["result"] == "sat" and build + r["solve"] <= limit
+    return f"{build:>8.2f} {r['solve']:>8.2f} {build + r['solve']:>8.2f} {r['result']:<7}", ok
+
+
 def bench_scale(limit: float, max_n: int) -> None:
     print(f"\n(c) {SCALE_QUERY!r}, nodes = pods = N, other bounds default; limit {limit:.0f} s")
-    print(f"    {'N':>4} {'session s':>10} {'compile s':>10} {'build s':>8} {'solve s':>8} result")
-    largest = None
+    print(f"    {'':>4} {'small clusters first':<35}   baseline (whole cluster at once)")
+    head = f"{'build s':>8} {'solve s':>8} {'total s':>8} {'result':<7}"
+    print(f"    {'N':>4} {head}   {head}")
+    largest: dict[bool, int | None] = {True: None, False: None}
+    going = {True: True, False: True}
     for n in range(10, max_n + 1, 10):
-        cmd = [sys.executable, __file__, "--one", str(n), "--limit", str(limit)]
-        try:  # the solver obeys its timeout; the build does not, hence the hard stop
-            out = subprocess.run(cmd, capture_output=True, text=True, timeout=3 * limit + 30)
-        except subprocess.TimeoutExpired:
-            print(f"    {n:>4} killed after {3 * limit + 30:.0f} s")
+        cells = []
+        for staged in (True, False):
+            if not going[staged]:
+                cells.append(f"{'(over the limit at a smaller N)':<35}")
+                continue
+            cell, ok = _scale_run(n, staged, limit)
+            cells.append(cell)
+            going[staged] = ok
+            if ok:
+                largest[staged] = n
+        print(f"    {n:>4} {cells[0]}   {cells[1]}", flush=True)
+        if not going[True]:
             break
-        if out.returncode != 0:
-            print(f"    {n:>4} failed: {out.stderr.strip().splitlines()[-1:]}")
-            break
-        r = json.loads(out.stdout.strip().splitlines()[-1])
-        build = r["session"] + r["compile"]
-        print(f"    {n:>4} {r['session']:>10.2f} {r['compile']:>10.2f} {build:>8.2f} "
-              f"{r['solve']:>8.2f} {r['result']}")  # fmt: skip
-        if r["result"] != "sat" or build + r["solve"] > limit:
-            break
-        largest = n
-    found = "none" if largest is None else str(largest)
-    print(f"    largest N solved within {limit:.0f} s: {found}")
+    print(f"    largest N solved within {limit:.0f} s: {largest[True]} "
+          f"(baseline, whole cluster at once: {largest[False]})")  # fmt: skip
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="only (a) and (b)")
     ap.add_argument("--limit", type=float, default=60.0, help="seconds per query in (c)")
-    ap.add_argument("--max-n", type=int, default=200, help="largest N tried in (c)")
-    ap.add_argument("--one", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--max-n", type=int, default=70, help="largest N tried in (c)")
+    ap.add_argument("--only", choices=("a", "b", "c", "d"), help="run one part")
+    ap.add_argument("--one", help=argparse.SUPPRESS)
+    ap.add_argument("--find", help=argparse.SUPPRESS)
     ap.add_argument("--autoscaler", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.one is not None:
-        print(json.dumps(one_scale(args.one, args.limit)))
+        n, staged = (int(x) for x in args.one.split(":"))
+        print(json.dumps(one_scale(n, bool(staged), args.limit)))
+        return
+    if args.find is not None:
+        q, staged = (int(x) for x in args.find.split(":"))
+        print(json.dumps(one_find(q, bool(staged), args.limit)))
         return
     if args.autoscaler is not None:
         n, q, baseline = (int(x) for x in args.autoscaler.split(":"))
         print(json.dumps(one_autoscaler(n, q, bool(baseline), args.limit)))
         return
-    bench_diffs(timeout=60.0)
-    bench_finds(timeout=60.0)
-    bench_autoscaler(args.limit)
-    if not args.quick:
+    print(f"load average before: {_load()} (2 cores shared; compare each figure with its "
+          "baseline, measured in the same run)")  # fmt: skip
+    if args.only in (None, "a"):
+        bench_diffs(timeout=60.0)
+    if args.only in (None, "b"):
+        bench_finds(limit=60.0)
+    if args.only in (None, "d"):
+        bench_autoscaler(args.limit)
+    if args.only == "c" or (args.only is None and not args.quick):
         bench_scale(args.limit, args.max_n)
+    print(f"\nload average after: {_load()}")
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ from schedspec.spec.errors import SpecError
 from schedspec.spec.kube.symbolic import Bounds
 from schedspec.spec.kube.symbolic.vocabulary import literals
 from schedspec.spec.parse import parse_expr
+from schedspec.spec.solve import small_first
 from schedspec.spec.solve.answers import Answer, Witness, names_objects
 from schedspec.spec.solve.notes import (
     _bounds_text,
@@ -52,6 +53,36 @@ def find(
     minimize: bool = False,
     count: int = 1,
     timeout: float = 60.0,
+    core: bool = False,
+) -> Answer:
+    """A cluster within ``bounds`` on which ``formula`` holds: first in small clusters (a plain
+    search for one witness, :mod:`.small_first`), then in the whole bounded cluster."""
+    start = time.monotonic()
+    bounds = bounds or Bounds()
+    if count == 1 and not minimize and not core:
+
+        def stage(size: Bounds, budget: float) -> Answer:
+            return _find_whole(formula, spec, size, minimize=False, count=1, timeout=budget)
+
+        found = small_first.first_sat(bounds, timeout, start, stage)
+        if found is not None:
+            return found
+    left = timeout - (time.monotonic() - start)
+    answer = _find_whole(
+        formula, spec, bounds, minimize=minimize, count=count, timeout=left, core=core
+    )
+    answer.seconds = time.monotonic() - start
+    return answer
+
+
+def _find_whole(
+    formula: str,
+    spec: str,
+    bounds: Bounds,
+    *,
+    minimize: bool,
+    count: int,
+    timeout: float,
     core: bool = False,
 ) -> Answer:
     start = time.monotonic()
@@ -180,9 +211,42 @@ def diff(
 ) -> Answer:
     """A cluster, a pod ``p`` and a node ``n`` on which the two definitions disagree (or, with
     ``implies``, on which A holds and B does not); ``where`` (a formula over ``p`` and ``n`` in
-    SPEC_B's terms) narrows the search to the clusters that satisfy it."""
+    SPEC_B's terms) narrows the search to the clusters that satisfy it. Small clusters first
+    (:mod:`.small_first`) when one witness, not a minimal one, is asked for."""
     start = time.monotonic()
+    bounds = bounds or Bounds()
     predicate_b = predicate_b or predicate_a
+    whole = functools.partial(
+        _diff_whole, spec_a, spec_b, predicate_a, predicate_b, implies=implies, where=where
+    )
+    if count == 1 and not minimize:
+
+        def stage(size: Bounds, budget: float) -> Answer:
+            return whole(size, minimize=False, count=1, timeout=budget)
+
+        found = small_first.first_sat(bounds, timeout, start, stage)
+        if found is not None:
+            return found
+    left = timeout - (time.monotonic() - start)
+    answer = whole(bounds, minimize=minimize, count=count, timeout=left)
+    answer.seconds = time.monotonic() - start
+    return answer
+
+
+def _diff_whole(
+    spec_a: str,
+    spec_b: str,
+    predicate_a: str,
+    predicate_b: str,
+    bounds: Bounds,
+    *,
+    implies: bool,
+    minimize: bool,
+    count: int,
+    timeout: float,
+    where: str | None,
+) -> Answer:
+    start = time.monotonic()
     session = Session(
         bounds or Bounds(),
         [spec_a, spec_b] if spec_a != spec_b else [spec_a],
