@@ -1,4 +1,4 @@
-"""Benchmark: the Z3 backend (``schedspec find`` / ``schedspec diff``, spec/solve.py).
+"""Benchmark: the Z3 backend (``schedspec find`` / ``schedspec diff``, spec/solve/).
 
     python3 bench/z3.py [--quick] [--only a|b|c|d] [--limit 60] [--max-n 70]
 
