@@ -6,7 +6,7 @@ the reasons (shown to users, e.g. ``"Insufficient cpu"``) and the plugin that pr
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import IntEnum
 
 __all__ = ["Code", "Status", "is_success", "message_of"]
@@ -46,7 +46,8 @@ class Status:
         return Status(code, reasons)
 
     def with_plugin(self, plugin: str) -> Status:
-        return self if self.plugin == plugin else replace(self, plugin=plugin)
+        # a plain constructor call: this runs for every node a filter rejects
+        return self if self.plugin == plugin else Status(self.code, self.reasons, plugin)
 
     def message(self) -> str:
         """The reasons joined by ``", "`` (``Status.Message``)."""

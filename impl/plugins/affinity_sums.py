@@ -9,7 +9,8 @@ pods, its labels and the incoming pod's *question*: its namespace, labels, its n
 labels and its own terms (namespaces resolved). So per question the sums are kept, and each
 cycle only the nodes the snapshot replaced since (``Snapshot.changed_since``) are taken out
 and counted again. A node's contribution is a list of ``(entry, amount)``; an entry is present
-in a sum exactly when some node contributed to it, as in a full walk.
+in a sum exactly when some node contributed to it, as in a full walk. Entries are
+``(group, item)``, the sums kept as group → item → sum: the plugin copies a group in one call.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ __all__ = [
     "term_key",
 ]
 
-Share = list[tuple[Hashable, int]]
+Share = list[tuple[tuple[Hashable, Hashable], int]]  # ((group, item), amount)
 
 
 @runtime_checkable
@@ -132,10 +133,13 @@ def score_share(
 
 
 class _Sum:
-    __slots__ = ("generation", "share", "totals")
+    """group → item → sum, an item present while some node contributes to it."""
+
+    __slots__ = ("contributions", "generation", "share", "values")
 
     def __init__(self) -> None:
-        self.totals: dict[Hashable, list[int]] = {}  # entry → [sum, contributions]
+        self.values: dict[Hashable, dict[Hashable, int]] = {}
+        self.contributions: dict[Hashable, dict[Hashable, int]] = {}
         self.share: dict[str, Share] = {}
         self.generation = -1
 
@@ -144,15 +148,21 @@ class _Sum:
             return
         if sign > 0:
             self.share[name] = share
-        totals = self.totals
-        for entry, amount in share:
-            total = totals.get(entry)
-            if total is None:
-                total = totals[entry] = [0, 0]
-            total[0] += sign * amount
-            total[1] += sign
-            if total[1] == 0:
-                del totals[entry]
+        values, contributions = self.values, self.contributions
+        for (group, item), amount in share:
+            by_item = values.get(group)
+            if by_item is None:
+                by_item = values[group] = {}
+                contributions[group] = {}
+            count = contributions[group]
+            left = count.get(item, 0) + sign
+            if left == 0:
+                del count[item], by_item[item]
+                if not by_item:
+                    del values[group], contributions[group]
+            else:
+                count[item] = left
+                by_item[item] = by_item.get(item, 0) + sign * amount
 
 
 class NodeSums:
@@ -164,8 +174,8 @@ class NodeSums:
 
     def totals(
         self, question: Hashable, snapshot: ChangeLog, share_of: Callable[[NodeInfo], Share]
-    ) -> dict[Hashable, list[int]]:
-        """entry → [sum, contributions] over ``snapshot``'s nodes (read only: it is kept)."""
+    ) -> dict[Hashable, dict[Hashable, int]]:
+        """group → item → sum over ``snapshot``'s nodes (read only: it is kept)."""
         kept = self._sums.get(question)
         changed = None if kept is None else snapshot.changed_since(kept.generation)
         if kept is None or changed is None:
@@ -182,4 +192,4 @@ class NodeSums:
         if question not in self._sums and len(self._sums) >= self._limit:
             self._sums.clear()
         self._sums[question] = kept
-        return kept.totals
+        return kept.values

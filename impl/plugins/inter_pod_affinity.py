@@ -408,15 +408,13 @@ class InterPodAffinity:
             tuple(term_key(t) for t in info.required_affinity_terms),
             tuple(term_key(t) for t in info.required_anti_affinity_terms),
         )
-        counts = {
-            "x": s.existing_anti_affinity_counts,
-            "a": s.affinity_counts,
-            "n": s.anti_affinity_counts,
-        }
-        totals = self._sums.totals(question, lister, filter_share(info, s.ns_labels))
-        for entry, (total, _) in totals.items():
-            slot, pair = cast(tuple[str, tuple[str, str]], entry)
-            counts[slot][pair] = total
+        totals = cast(
+            dict[str, dict[_Pair, int]],
+            self._sums.totals(question, lister, filter_share(info, s.ns_labels)),
+        )
+        s.existing_anti_affinity_counts = dict(totals.get("x", {}))
+        s.affinity_counts = dict(totals.get("a", {}))
+        s.anti_affinity_counts = dict(totals.get("n", {}))
         return s
 
     def pre_filter_extensions(self) -> InterPodAffinity:
@@ -477,9 +475,8 @@ class InterPodAffinity:
                 tuple((term_key(w.term), w.weight) for w in incoming.preferred_anti_affinity_terms),
             )
             share = score_share(incoming, ns_labels, self.hard_pod_affinity_weight, has_preferred)
-            for entry, (total, _) in self._sums.totals(question, lister, share).items():
-                key, value = cast(tuple[str, str], entry)
-                topology_score.setdefault(key, {})[value] = total
+            totals = cast(dict[str, dict[str, int]], self._sums.totals(question, lister, share))
+            topology_score = {key: dict(by_value) for key, by_value in totals.items()}
             all_nodes = ()
         for ni in all_nodes:
             if ni.node is None:
