@@ -40,7 +40,9 @@ def test_a_witness_among_the_first_objects_replays_on_the_executable_backend() -
 
 def test_a_witness_larger_than_the_stages_comes_from_the_whole_cluster() -> None:
     # stages of 1, 2 and 4 objects cannot hold 5 nodes: their unsat is not the answer
-    answer = find("Cardinality(Nodes) = 5 /\\ Cardinality(Pods) = 1", bounds=Bounds(nodes=6, pods=6))
+    answer = find(
+        "Cardinality(Nodes) = 5 /\\ Cardinality(Pods) = 1", bounds=Bounds(nodes=6, pods=6)
+    )
     assert answer.result == "sat", answer.message
     kinds = _kinds(answer.objects)
     assert kinds.count("Node") == 5 and kinds.count("Pod") == 1, kinds
