@@ -27,6 +27,7 @@ import random
 import sys
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -273,6 +274,9 @@ def lines(result: Result, label: str) -> Iterator[str]:
         for k, n in sorted(s.not_judged.items()):
             yield f"  not judged: {n} × {k}"
         yield "  events: " + ", ".join(f"{k} {n}" for k, n in sorted(s.events.items()))
+        rules = Counter(f"{v.kind} {v.rule}" for v in s.violations)
+        if rules:
+            yield "  violations by rule: " + ", ".join(f"{k} {n}" for k, n in sorted(rules.items()))
         for v in s.violations[:20]:
             yield f"  VIOLATION {v.kind} {v.pod} {v.node}: {v.rule} {v.verdict}: {v.reason}"
 

@@ -15,7 +15,6 @@ judged.
 
 from __future__ import annotations
 
-import json
 import queue
 import threading
 from collections.abc import Iterator
@@ -23,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from schedspec.cluster import object_key
-from schedspec.live import READ, Read, Source, _api_client, _api_error, manifest
+from schedspec.live import READ, Read, Source, _api_client, _api_error, _call, manifest
 from schedspec.validate import KINDS
 
 __all__ = ["EVENTS", "Item", "Watcher"]
@@ -96,14 +95,11 @@ class Watcher:
         return method, args
 
     def _list(self, read: Read) -> tuple[str, list[dict[str, Any]]]:
-        from kubernetes.client.exceptions import ApiException
-
+        """One list of ``read``'s kind (not paged: the watch starts from its resourceVersion);
+        the errors ``schedspec.live`` reports (unreachable, refused, RBAC)."""
         method, args = self._api(read)
-        try:
-            response = method(*args, _preload_content=False, _request_timeout=(10, 120))
-            page = json.loads(response.data)
-        except ApiException as err:
-            raise _api_error(err, read, self.source, self.where) from None
+        options = {"_preload_content": False}
+        page = _call(method, args, options, read, self.source, self.where)
         version = str((page.get("metadata") or {}).get("resourceVersion") or "")
         items = [_item(o, read) for o in page.get("items") or []]
         return version, items
