@@ -161,9 +161,9 @@ def main() -> None:
         verdict = "identical" if same else "DIFFER"
         ratio = w["now"] / w["before"] if w["before"] else float("nan")
         cpu_ratio = c["now"] / c["before"] if c["before"] else float("nan")
-        before, now = f"{w['before']:.0f} ({c['before']:.0f})", f"{w['now']:.0f} ({c['now']:.0f})"
+        was, became = f"{w['before']:.0f} ({c['before']:.0f})", f"{w['now']:.0f} ({c['now']:.0f})"
         print(
-            f"| {name} | {nodes} | {before} | {now} | {ratio:.2f} ({cpu_ratio:.2f}) | {verdict} |"
+            f"| {name} | {nodes} | {was} | {became} | {ratio:.2f} ({cpu_ratio:.2f}) | {verdict} |"
         )
 
 
