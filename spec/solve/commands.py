@@ -23,6 +23,7 @@ from schedspec.spec.compile.z3.logic import _is_int
 from schedspec.spec.errors import SpecError
 from schedspec.spec.kube.symbolic import Bounds
 from schedspec.spec.kube.symbolic.vocabulary import literals
+from schedspec.spec.load import LoadedSpec
 from schedspec.spec.parse import parse_expr
 from schedspec.spec.solve import small_first
 from schedspec.spec.solve.answers import Answer, Witness, names_objects
@@ -59,18 +60,21 @@ def find(
     search for one witness, :mod:`.small_first`), then in the whole bounded cluster."""
     start = time.monotonic()
     bounds = bounds or Bounds()
+    parsed: dict[str, LoadedSpec] = {}  # the spec is parsed once for every stage
     if count == 1 and not minimize and not core:
 
         def stage(size: Bounds, budget: float) -> Answer:
-            return _find_whole(formula, spec, size, minimize=False, count=1, timeout=budget)
+            return _find_whole(formula, spec, size, minimize=False, count=1, timeout=budget,
+                               parsed=parsed)  # fmt: skip
 
         found = small_first.first_sat(bounds, timeout, start, stage)
         if found is not None:
             return found
     left = timeout - (time.monotonic() - start)
     answer = _find_whole(
-        formula, spec, bounds, minimize=minimize, count=count, timeout=left, core=core
-    )
+        formula, spec, bounds, minimize=minimize, count=count, timeout=left, core=core,
+        parsed=parsed,
+    )  # fmt: skip
     answer.seconds = time.monotonic() - start
     return answer
 
@@ -84,6 +88,7 @@ def _find_whole(
     count: int,
     timeout: float,
     core: bool = False,
+    parsed: dict[str, LoadedSpec] | None = None,
 ) -> Answer:
     start = time.monotonic()
     session = Session(
@@ -92,6 +97,7 @@ def _find_whole(
         timeout,
         pinned=not names_objects(formula),
         literals=literals(parse_expr(formula, "<formula>")),
+        parsed=parsed,
     )
     try:
         node, names, result = session.formula(spec, formula)
@@ -216,9 +222,11 @@ def diff(
     start = time.monotonic()
     bounds = bounds or Bounds()
     predicate_b = predicate_b or predicate_a
+    parsed: dict[str, LoadedSpec] = {}  # each spec is parsed once for every stage
     whole = functools.partial(
-        _diff_whole, spec_a, spec_b, predicate_a, predicate_b, implies=implies, where=where
-    )
+        _diff_whole, spec_a, spec_b, predicate_a, predicate_b, implies=implies, where=where,
+        parsed=parsed,
+    )  # fmt: skip
     if count == 1 and not minimize:
 
         def stage(size: Bounds, budget: float) -> Answer:
@@ -245,6 +253,7 @@ def _diff_whole(
     count: int,
     timeout: float,
     where: str | None,
+    parsed: dict[str, LoadedSpec] | None = None,
 ) -> Answer:
     start = time.monotonic()
     session = Session(
@@ -253,6 +262,7 @@ def _diff_whole(
         timeout,
         pinned=not names_objects(where),
         literals=literals(parse_expr(where, "<where>")) if where else (),
+        parsed=parsed,
     )
     try:
         a = session.predicate(spec_a, predicate_a, ("p", "n"))

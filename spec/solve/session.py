@@ -55,10 +55,13 @@ class Session:
         pinned: bool = True,
         literals: Sequence[tuple[str, str]] = (),
         profiles: Mapping[str, Any] | None = None,
+        parsed: dict[str, LoadedSpec] | None = None,
     ) -> None:
         """``profiles`` maps a key of ``specs`` to the ``Profiles`` it is compiled with (a
         concrete :mod:`~schedspec.spec.kube.profiles` value; the default profile otherwise); a key
-        ``NAME@LABEL`` there loads spec NAME, so one spec can be compiled under two profiles."""
+        ``NAME@LABEL`` there loads spec NAME, so one spec can be compiled under two profiles.
+        ``parsed`` holds the specs already loaded by the command's earlier sessions (its small
+        stages, :mod:`.small_first`), and gets the ones this session loads."""
         profiles = profiles or {}
         self.bounds = bounds
         self.pinned = pinned
@@ -66,7 +69,10 @@ class Session:
         self.universe = Universe()
         self.specs: dict[str, _Spec] = {}
         bases = [s.partition("@")[0] if s in profiles else s for s in specs]
-        parsed = {base: load_spec(base) for base in dict.fromkeys(bases)}  # each parsed once
+        parsed = {} if parsed is None else parsed
+        for base in dict.fromkeys(bases):  # each parsed once
+            if base not in parsed:
+                parsed[base] = load_spec(base)
         loaded = [parsed[base] for base in bases]
         for ls in loaded:  # an answer over constants the symbolic cluster lacks would be vacuous
             if ls.view.name not in _SYMBOLIC_VIEWS:
