@@ -44,8 +44,11 @@ from schedspec.errors import ManifestError
 from schedspec.spec.load import LoadedSpec
 from schedspec.spec.values import Fcn
 
-__all__ = ["Decision", "Monitor", "Summary", "Violation", "sampled_scoring"]
+__all__ = ["PREEMPTION_SETTLE", "Decision", "Monitor", "Summary", "Violation", "sampled_scoring"]
 
+PREEMPTION_SETTLE = 256
+"""Changes after a preemption's last Preempted Event before it is judged (its other victims'
+Events may still come: a group judged early is a part of a preemption, and looks insufficient)."""
 _MIN_FEASIBLE_NODES = 100  # minFeasibleNodesToFind, schedule_one.go
 _MIN_FEASIBLE_PERCENT = 5  # minFeasibleNodesPercentageToFind
 _PREEMPTED_NOTE = re.compile(r"Preempted by pod (\S+) on node (\S+)")
@@ -170,8 +173,8 @@ class Monitor:
         return self._judge_ready(final=False)
 
     def tick(self) -> list[Violation]:
-        """The violations of decisions that waited ``settle_seconds`` (a quiet stream)."""
-        return self._judge_ready(final=False)
+        """The stream is idle: the violations of decisions that waited ``settle_seconds``."""
+        return self._judge_ready(final=False, quiet=True)
 
     def flush(self) -> list[Violation]:
         """Judges every decision still waiting (the stream ended)."""
@@ -274,13 +277,17 @@ class Monitor:
 
     # ---- judging
 
-    def _judge_ready(self, final: bool) -> list[Violation]:
+    def _judge_ready(self, final: bool, quiet: bool = False) -> list[Violation]:
+        """Judges the decisions whose window has come in: ``window`` more changes (a
+        preemption: ``PREEMPTION_SETTLE`` changes after its last Preempted Event, which the
+        event broadcaster writes late and one victim at a time); with ``quiet`` (the stream is
+        idle, the monitor caught up), those that waited ``settle_seconds``; all when ``final``."""
         ready, waiting = [], []
         for d in self.pending:
-            settle = 2 * self.window if d.kind == "preemption" else self.window
+            settle = max(PREEMPTION_SETTLE, self.window) if d.kind == "preemption" else self.window
             ahead = len(self.history) - max(d.position, d.seen_at)
-            quiet = self.clock() - d.created >= self.settle_seconds
-            (ready if final or ahead >= settle or quiet else waiting).append(d)
+            waited = quiet and self.clock() - d.created >= self.settle_seconds
+            (ready if final or ahead >= settle or waited else waiting).append(d)
         self.pending = waiting
         found = []
         rounds = []

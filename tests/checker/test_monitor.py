@@ -212,6 +212,17 @@ def test_minimal_victims_are_accepted_and_a_needless_one_is_a_violation() -> Non
     assert "still fits with default/low-1, default/low-2, default/low-3 left" in v.reason
 
 
+def test_a_preemption_whose_events_come_late_is_judged_whole() -> None:
+    """The second victim's Event comes after many other changes (the broadcaster is late):
+    still one preemption, not a first one of one victim, which alone would not be enough."""
+    stream = preemption_stream(["low-2", "low-3"])
+    late = stream.pop()
+    others = [pod(f"other-{i}") for i in range(40)]
+    stream += [*added(*others), late]
+    m = run(stream, window=4)
+    assert (m.summary.judged["preemption"], m.summary.violations) == (1, [])
+
+
 def test_victims_handled_one_by_one_are_judged_each_and_minimality_is_not() -> None:
     """One victim disrupted and deleted before the next is disrupted: one preemption handling
     its victims in turn, or two rounds — the stream cannot tell, so each victim is checked
