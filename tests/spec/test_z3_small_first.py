@@ -8,6 +8,7 @@ import pytest
 import yaml
 
 from schedspec.cluster import loads
+from schedspec.errors import UsageError
 from schedspec.spec.kube.symbolic import Bounds
 from schedspec.spec.load import load_spec
 from schedspec.spec.solve import find, small_first
@@ -53,3 +54,12 @@ def test_unsat_is_the_whole_clusters_answer(staged: bool, monkeypatch: pytest.Mo
     monkeypatch.setattr(small_first, "STAGED", staged)
     answer = find("Cardinality(Nodes) > 6", bounds=Bounds(nodes=6, pods=6))
     assert answer.result == "unsat", answer.message
+
+
+def test_a_stage_too_small_for_the_query_moves_on_and_bad_input_is_still_an_error() -> None:
+    # two pod variables do not fit the first stage's one pod: that is no usage error of the user's
+    answer = find("p.spec.priority > q.spec.priority", bounds=Bounds(nodes=5, pods=5))
+    assert answer.result == "sat", answer.message
+    assert set(answer.witnesses[0].bindings) == {"p", "q"}
+    with pytest.raises(UsageError, match="no definition 'Feasibel'"):
+        find("Feasibel(p, n)", bounds=Bounds(nodes=5, pods=5))
