@@ -11,7 +11,7 @@ from schedspec.cluster import loads
 from schedspec.errors import UsageError
 from schedspec.spec.kube.symbolic import Bounds
 from schedspec.spec.load import load_spec
-from schedspec.spec.solve import find, small_first
+from schedspec.spec.solve import diff, find, small_first
 from schedspec.spec.values import render
 
 
@@ -63,3 +63,11 @@ def test_a_stage_too_small_for_the_query_moves_on_and_bad_input_is_still_an_erro
     assert set(answer.witnesses[0].bindings) == {"p", "q"}
     with pytest.raises(UsageError, match="no definition 'Feasibel'"):
         find("Feasibel(p, n)", bounds=Bounds(nodes=5, pods=5))
+
+
+def test_diff_finds_its_witness_in_a_small_cluster_too() -> None:
+    answer = diff("textbook", "scheduler", "FilterTaints", "TaintsOK", Bounds(nodes=5, pods=5))
+    assert answer.result == "sat", answer.message
+    (w,) = answer.witnesses
+    assert _kinds(w.objects).count("Node") == 1, _kinds(w.objects)  # the first stage's one node
+    assert w.verdicts["textbook:FilterTaints"] != w.verdicts["scheduler:TaintsOK"]
