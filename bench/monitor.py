@@ -259,6 +259,24 @@ class _Recording:
         return self.monitor.flush()
 
 
+def replay(path: Path, window: int = 16) -> Result:
+    """The monitor's verdicts on a stream ``--record`` wrote (no server)."""
+    from schedspec.checker.monitor import Monitor
+    from schedspec.spec.load import load_spec
+
+    judge = Monitor(load_spec("scheduler"), window=window, minimise_steps=200)
+    result = Result()
+    started = time.monotonic()
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            kind, obj, deleted = json.loads(line)
+            result.violations += judge.feed(kind, obj, deleted)
+    result.violations += judge.flush()
+    result.catch_up_seconds = time.monotonic() - started
+    result.summary = judge.summary
+    return result
+
+
 def lines(result: Result, label: str) -> Iterator[str]:
     s = result.summary
     yield (
@@ -291,7 +309,14 @@ def main() -> int:
     parser.add_argument(
         "--record", type=Path, help="write the stream the monitor read (JSON lines)"
     )
+    parser.add_argument("--replay", type=Path, help="judge a --record file again, no server")
+    parser.add_argument("--window", type=int, default=16, help="with --replay")
     args = parser.parse_args()
+    if args.replay is not None:
+        replayed = replay(args.replay, args.window)
+        for line in lines(replayed, f"replay of {args.replay}"):
+            print(line)
+        return 1 if replayed.summary.violations else 0
     load = Path("/proc/loadavg").read_text().split()[:3]
     print(f"load before: {' '.join(load)}", flush=True)
     result = run(args.nodes, args.waves, args.per_wave, args.seed, record=args.record,
