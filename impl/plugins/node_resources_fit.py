@@ -76,7 +76,7 @@ class InsufficientResource:
 class _Request:
     """The pod's request vector, split for the Filter's hot path (``preFilterState``)."""
 
-    __slots__ = ("all_zero", "cpu", "ephemeral", "memory", "scalars")
+    __slots__ = ("all_zero", "checks", "cpu", "ephemeral", "memory", "scalars")
 
     def __init__(
         self, requests: Mapping[str, int], ignored: frozenset[str], groups: frozenset[str]
@@ -89,6 +89,13 @@ class _Request:
         self.scalars = tuple(
             (n, q) for n, q in scalars if q != 0 and not _ignored(n, ignored, groups)
         )
+        # every (resource, request) that ``_insufficient`` compares with what is left
+        positive = (
+            ("cpu", self.cpu),
+            ("memory", self.memory),
+            ("ephemeral-storage", self.ephemeral),
+        )
+        self.checks = tuple((n, q) for n, q in positive if q > 0) + self.scalars
 
     def clone(self) -> _Request:
         return self
@@ -118,14 +125,10 @@ def _room_for(req: _Request, node_info: NodeInfo) -> bool:
     if req.all_zero:
         return True
     alloc, used = node_info.allocatable, node_info.requested
-    for name, want in (("cpu", req.cpu), ("memory", req.memory)):
-        if want > 0 and want > alloc.get(name, 0) - used.get(name, 0):
+    for name, want in req.checks:  # noqa: SIM110 — a generator for all() costs more per node
+        if want > alloc.get(name, 0) - used.get(name, 0):
             return False
-    if req.ephemeral > 0 and req.ephemeral > alloc.get("ephemeral-storage", 0) - used.get(
-        "ephemeral-storage", 0
-    ):
-        return False
-    return all(want <= alloc.get(name, 0) - used.get(name, 0) for name, want in req.scalars)
+    return True
 
 
 def _insufficient(req: _Request, node_info: NodeInfo) -> list[InsufficientResource]:
