@@ -282,7 +282,8 @@ class Monitor:
         preemption: ``PREEMPTION_SETTLE`` changes after its last Preempted Event, which the
         event broadcaster writes late and one victim at a time); with ``quiet`` (the stream is
         idle, the monitor caught up), those that waited ``settle_seconds``; all when ``final``."""
-        ready, waiting = [], []
+        ready: list[Decision] = []
+        waiting: list[Decision] = []
         for d in self.pending:
             settle = max(PREEMPTION_SETTLE, self.window) if d.kind == "preemption" else self.window
             ahead = len(self.history) - max(d.position, d.seen_at)
@@ -327,13 +328,13 @@ class Monitor:
             self.summary.not_judged[f"{d.kind}: {first_error}"] += 1
             return None
         self.summary.judged[d.kind] += 1
-        rule, verdict, reason = first
+        rule, said, reason = first
         return Violation(
             d.kind,
             rule,
             d.pod,
             d.node,
-            verdict,
+            said,
             reason,
             tuple(self._witness(d, judgements, first)),
             d.victims,

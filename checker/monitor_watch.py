@@ -117,9 +117,9 @@ class Watcher:
         from kubernetes.client.exceptions import ApiException
 
         method, args = self._api(kind.read)
-        stream = watch.Watch()
+        stream = watch.Watch()  # type: ignore[no-untyped-call]
         try:
-            for event in stream.stream(
+            for event in stream.stream(  # type: ignore[no-untyped-call]
                 method,
                 *args,
                 resource_version=kind.version,
@@ -129,7 +129,7 @@ class Watcher:
                 _request_timeout=(10, self.watch_seconds + 30),
             ):
                 if self._stop.is_set():
-                    stream.stop()
+                    stream.stop()  # type: ignore[no-untyped-call]
                     return
                 self._deliver(kind, event)
         except ApiException as err:
