@@ -368,6 +368,7 @@ class Framework:
         self.bind: list[BindPlugin] = [get(n) for n in lists["bind"]]  # type: ignore[misc]
         self.post_bind: list[PostBindPlugin] = [get(n) for n in lists["postBind"]]  # type: ignore[misc]
         self.score_weights = _score_weights(profile, self.plugins)
+        self._active_filters: dict[frozenset[str], tuple[tuple[str, FilterFn], ...]] = {}
         self._pre_filter_extensions = [
             (pl.name(), ext)
             for pl in self.pre_filter
@@ -430,9 +431,14 @@ class Framework:
     def active_filters(
         self, state: CycleState
     ) -> list[tuple[str, Callable[[CycleState, Pod, NodeInfo], Status | None]]]:
-        """The (name, filter) pairs not skipped at PreFilter, in order (the hot loop's input)."""
+        """The (name, filter) pairs not skipped at PreFilter, in order (the hot loop's input);
+        made once per set of skipped plugins (preemption's dry runs ask once per node)."""
         skip = state.skip_filter_plugins
-        return [(p.name(), p.filter) for p in self.filter if p.name() not in skip]
+        active = self._active_filters.get(skip)
+        if active is None:
+            active = tuple((p.name(), p.filter) for p in self.filter if p.name() not in skip)
+            self._active_filters[skip] = active
+        return list(active)
 
     def run_filter_plugins(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         """The conjunction of the Filter plugins, stopping at the first failure."""
