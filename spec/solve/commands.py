@@ -230,7 +230,13 @@ def diff(
     if count == 1 and not minimize:
 
         def stage(size: Bounds, budget: float) -> Answer:
-            return whole(size, minimize=False, count=1, timeout=budget)
+            answer = whole(size, minimize=False, count=1, timeout=budget)
+            errs = answer.witnesses and any(
+                v.startswith("error") for v in answer.witnesses[0].verdicts.values()
+            )
+            if errs and not implies:  # the whole cluster looks for a defined difference first
+                return Answer("unknown", [], "a stage found only a side that errs", answer.seconds)
+            return answer
 
         found = small_first.first_sat(bounds, timeout, start, stage)
         if found is not None:

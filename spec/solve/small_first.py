@@ -15,7 +15,10 @@ the whole cluster exactly as without stages. Only a ``sat`` of a stage is used: 
 ``unsat`` or ``unknown`` says nothing about the bounds and moves on to the next stage, and so does
 a stage the bounds make a usage error (a formula with more pod variables than k pods). The
 verdict is therefore the whole cluster's; only a witness may be smaller than the one the solver
-would have picked on the whole cluster. An ``unsat`` costs the stages on top (each small).
+would have picked on the whole cluster. ``diff`` keeps its order — a difference where both sides
+are defined before one where a side errs — by taking from a stage only a witness of the first
+kind. An ``unsat`` costs the stages on top (each small), and a stage that runs out of its time
+leaves the whole cluster that much less.
 
 Not staged: ``--minimize`` (the fewest objects within a stage need not be the fewest overall),
 ``--all N`` (distinct witnesses come from one solver), ``--core`` (the core is the whole
