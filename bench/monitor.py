@@ -279,11 +279,14 @@ def replay(path: Path, window: int = 16) -> Result:
 
 def lines(result: Result, label: str) -> Iterator[str]:
     s = result.summary
-    yield (
-        f"{label}: {result.created} pods created, {result.deleted} deleted, {result.bound} bound; "
-        f"waves {result.waves_seconds:.0f} s"
-        + (f", judging caught up {result.catch_up_seconds:.0f} s later" if s.judged else "")
-    )
+    if not result.created:  # a replay
+        yield f"{label}: judged in {result.catch_up_seconds:.0f} s"
+    else:
+        yield (
+            f"{label}: {result.created} pods created, {result.deleted} deleted, "
+            f"{result.bound} bound; waves {result.waves_seconds:.0f} s"
+            + (f", judging caught up {result.catch_up_seconds:.0f} s later" if s.judged else "")
+        )
     if s is not None and (s.judged or s.not_judged):
         judged = ", ".join(f"{n} {k}" for k, n in sorted(s.judged.items()))
         yield f"  judged: {judged}; violations: {len(s.violations)}"
