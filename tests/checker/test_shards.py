@@ -161,3 +161,12 @@ def test_an_unreachable_scheduler_is_a_usage_error(
     argv = ["crosscheck", "--engine", "dask", "--scheduler-address", "tcp://127.0.0.1:9"]
     assert main(argv) == 2
     assert "cannot reach a Dask scheduler" in capsys.readouterr().err
+
+
+@pytest.mark.oracle  # a kube-scheduler per worker process (and one here): ≈ 5 s
+def test_each_dask_worker_asks_its_own_real_scheduler(dask_client: Any) -> None:
+    address = dask_client.scheduler.address
+    dask = run_parallel(12, 4, engine="dask", address=address, shard_size=6, oracle=True, **SIZES)
+    local = run_parallel(12, 4, shard_size=6, oracle=True, **SIZES)
+    assert "impl↔real" in dask.totals.agreement.table()  # the real scheduler answered
+    assert totals(dask) == totals(local)
