@@ -105,3 +105,24 @@ def test_node_resources_fit_hint_ignores_no_resource_as_upstream() -> None:
     )
     assert impl_says is QueueingHint.QUEUE_SKIP
     assert not _ask("NodeResourcesFit", "NodeAdd", pod, None, node)
+
+
+def test_an_always_queue_taint_hint_is_unexplained_on_a_taint_update(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from schedspec.checker.queue_node_updates import update_node
+    from schedspec.impl.plugins.taint_toleration import TaintToleration
+
+    tainted = _node("n0", "4", taints=[{"key": "dedicated", "value": "x", "effect": "NoSchedule"}])
+    cluster = from_objects([tainted, _pod("p", "100m")])
+    # at 10 s the node gets a second taint: still untolerated, so upstream's hint skips
+    actions = [(10.0, lambda sched: update_node(sched, 0, "taint"))]
+    clean = validate_cluster(cluster, idle_timeout=400, late_node_at=40, actions=actions)
+    assert clean.unexplained == [] and clean.skipped is None
+
+    def always(self: TaintToleration, *args: Any) -> QueueingHint:
+        return QueueingHint.QUEUE
+
+    monkeypatch.setattr(TaintToleration, "is_schedulable_after_node_change", always)
+    report = validate_cluster(cluster, idle_timeout=400, late_node_at=40, actions=actions)
+    assert [u.t for u in report.unexplained] == [10]
