@@ -12,7 +12,9 @@ every mutant applies in a forked child of a warm parent and costs only its campa
 **Scope.** The default plugins the checker judges (``SCOPE``) and the preemption package. Sites in
 queueing-hint functions (``is_schedulable_after_*``, ``events_to_register``) and in ``raise``
 statements (error text) are enumerated but marked *out of reach*: the checker never calls them, so
-a score over them would measure nothing. Sites in f-strings, docstrings, annotations, decorators
+a score over them would measure nothing (``bench/mutation.py --hints`` runs the queueing-hint
+ones with ``queue_trace_killer``: queue trace validation with the verdicts pinned to
+``spec/kube/hints.tla``). Sites in f-strings, docstrings, annotations, decorators
 and ``__repr__``/``__str__`` are not mutated at all.
 
 **Applying a mutant.** The mutated module is compiled from the edited AST (line numbers kept). When
@@ -51,6 +53,7 @@ from schedspec.checker.mutants.running import (
     preemption_killer,
     properties_killer,
     pytest_killer,
+    queue_trace_killer,
     run_in_child,
     run_mutant,
     run_mutants,
@@ -74,6 +77,7 @@ __all__ = [
     "preemption_killer",
     "properties_killer",
     "pytest_killer",
+    "queue_trace_killer",
     "run_in_child",
     "run_mutant",
     "run_mutants",

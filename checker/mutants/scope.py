@@ -32,7 +32,8 @@ OUT_OF_REACH_FUNCTIONS: tuple[str, ...] = (
     "is_pod_schedulable_after_",
     "events_to_register",
 )
-"""Name prefixes of functions the checker never calls (queueing hints)."""
+"""Name prefixes of functions the checker never calls (queueing hints): out of reach of the
+default killers; ``bench/mutation.py --hints`` runs them with the ``queue-trace`` killer."""
 
 _NOT_MUTATED_FUNCTIONS = frozenset({"__repr__", "__str__"})
 
