@@ -9,7 +9,7 @@ images present on the node (names normalized with ``:latest`` when untagged), cl
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from schedspec.impl.api import Pod
@@ -60,6 +60,14 @@ class ImageLocality:
             return 0, None
         total = len(self._handle.snapshot_shared_lister().list())
         return score(pod, node_info, total), None
+
+    def score_nodes(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[list[int], Status | None]:
+        """``score`` on each of ``nodes`` in one call (``BatchScorer``); most nodes of a
+        cluster without image states score 0 without a call."""
+        total = len(self._handle.snapshot_shared_lister().list())
+        return [score(pod, ni, total) if ni.image_states else 0 for ni in nodes], None
 
     def score_extensions(self) -> None:
         return None

@@ -40,6 +40,7 @@ from schedspec.impl.plugins.resource_allocation import (
     ScoredResource,
     ShapePoint,
     least_allocated,
+    least_allocated_nodes,
     least_allocated_of,
     most_allocated,
     most_allocated_of,
@@ -275,6 +276,8 @@ class NodeResourcesFit:
     ) -> tuple[list[int], Status | None]:
         """``score`` on each of ``nodes``, the cycle state read once (``BatchScorer``)."""
         plan, scorer = self._state_plan(state, pod), self._scorer
+        if scorer is least_allocated_of:
+            return least_allocated_nodes(nodes, plan), None
         return [scorer(ni, plan) for ni in nodes], None
 
     def score_extensions(self) -> None:
