@@ -113,12 +113,20 @@ def test_a_broken_score_is_caught_per_node(
     checker: Checker, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     real = image_locality.ImageLocality.score
+    real_batch = image_locality.ImageLocality.score_nodes
 
     def off_by_one(self: object, state: object, pod: object, ni: object) -> tuple[int, object]:
         value, status = real(self, state, pod, ni)  # type: ignore[arg-type]
         return value + 1, status
 
+    def batch_off_by_one(
+        self: object, state: object, pod: object, nodes: object
+    ) -> tuple[list[int], object]:  # the framework scores every node in one call (BatchScorer)
+        values, status = real_batch(self, state, pod, nodes)  # type: ignore[arg-type]
+        return [v + 1 for v in values], status
+
     monkeypatch.setattr(image_locality.ImageLocality, "score", off_by_one)
+    monkeypatch.setattr(image_locality.ImageLocality, "score_nodes", batch_off_by_one)
     found = checker.check(cluster.loads(TAINTED)).undeclared
     assert {d.predicate for d in found} == {"ImageLocalityScore", "Viability"}
     assert {(d.node, d.spec, d.impl) for d in found if d.predicate == "ImageLocalityScore"} == {
