@@ -4,7 +4,8 @@ The operational scheduler (:mod:`schedspec.impl`) runs a cluster to quiescence; 
 scheduling cycle it hands ``Scheduler.observer`` a :class:`~schedspec.impl.scheduler.CycleRecord`.
 A :class:`DecisionRecorder` turns each into a :class:`Decision`: the cluster *as that cycle saw
 it*, rebuilt as manifests (the snapshot's nodes, the pods assigned or assumed on them, the
-pending pods with their nominations, namespaces, PDBs) plus what the cycle decided. Objects come
+pending pods with their nominations, namespaces, PDBs, and the Services and controllers
+PodTopologySpread's default constraints select by) plus what the cycle decided. Objects come
 from a watch registered beside the scheduler's, so they are what its informers had delivered;
 a nomination the scheduler made counts from the cycle that made it, until its status update is
 delivered. (The scheduler's own nominator is not consulted: one that loses track must be seen.)
@@ -76,7 +77,7 @@ from typing import Any
 
 from schedspec.checker.declared import Context, covering
 from schedspec.checker.differential import Disagreement
-from schedspec.cluster import Cluster, from_objects
+from schedspec.cluster import SELECTING_KINDS, Cluster, from_objects
 from schedspec.impl.apiserver import WatchEvent
 from schedspec.impl.framework.registry import Registry
 from schedspec.impl.plugins.default_preemption import DefaultPreemption, calculate_num_candidates
@@ -285,6 +286,8 @@ class DecisionRecorder:
             nominated = self._nomination(key, obj)
             objects.append(_admitted(_with(obj, "status", nominatedNodeName=nominated or None)))
         objects += self.scheduler.apiserver.list("PodDisruptionBudget")
+        for kind in SELECTING_KINDS:  # what PodTopologySpread's default constraints select by
+            objects += self.scheduler.apiserver.list(kind)
         return from_objects(objects, source=f"cycle {record.cycle}")
 
     def _new_preemption(self, pod: str) -> PreemptionRecord | None:

@@ -127,6 +127,27 @@ def test_examples_decide_as_the_spec_allows(spec: LoadedSpec) -> None:
     assert {"feasible", "best", "unschedulable", "preemption"} <= set(report.checked)
 
 
+def test_a_cycle_sees_the_services_its_default_spread_selects_by(spec: LoadedSpec) -> None:
+    # web-1 has no constraints of its own; the Service selecting it gives it the system default
+    # spread, which outweighs n-b's lighter load (LeastAllocated) and sends it to n-a, away from
+    # web-0. Judged on a snapshot without the Service the spec would find n-b best.
+    web = {"app": "web"}
+    objects = [
+        node("n-a", cpu="4"),
+        node("n-b", cpu="4"),
+        pod("other", cpu="300m", node_name="n-a"),
+        {**pod("web-0", cpu="0", node_name="n-b"), "metadata": {"name": "web-0", "labels": web}},
+        {**pod("web-1", cpu="0"), "metadata": {"name": "web-1", "labels": web}},
+        {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web"},
+         "spec": {"selector": web}},
+    ]  # fmt: skip
+    cluster = from_objects(objects)
+    assert [(d.pod, d.host) for d in record_run(cluster)] == [("default/web-1", "n-a")]
+    report = judge(cluster, spec)
+    assert report.checked["best"] == 1
+    assert report.violations == []
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cluster=clusters(), seed=st.integers(0, 3))
 def test_generated_clusters_decide_as_the_spec_allows(
