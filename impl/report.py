@@ -59,8 +59,12 @@ def format_result(result: ScheduleResult, out: TextIO) -> None:
     else:
         print("bound no pods", file=out)
     _format_preemptions(result, out)
+    _format_unschedulable(result, "not scheduled", out)
+
+
+def _format_unschedulable(result: ScheduleResult, what: str, out: TextIO) -> None:
     if result.unschedulable:
-        print(f"\n{len(result.unschedulable)} pod(s) not scheduled:", file=out)
+        print(f"\n{len(result.unschedulable)} pod(s) {what}:", file=out)
     for key, u in sorted(result.unschedulable.items()):
         plugins = f" [{', '.join(u.plugins)}]" if u.plugins else ""
         print(f"  {key}{plugins}: {u.message}", file=out)
@@ -86,11 +90,7 @@ def format_scripted(run: ScriptedRun, out: TextIO) -> None:
     else:
         print("bound no pods", file=out)
     _format_preemptions(result, out)
-    if result.unschedulable:
-        print(f"\n{len(result.unschedulable)} pod(s) pending at the end:", file=out)
-    for key, u in sorted(result.unschedulable.items()):
-        plugins = f" [{', '.join(u.plugins)}]" if u.plugins else ""
-        print(f"  {key}{plugins}: {u.message}", file=out)
+    _format_unschedulable(result, "pending at the end", out)
     print(f"\nthe run ended at {format_duration(run.end)} (virtual time)", file=out)
 
 
