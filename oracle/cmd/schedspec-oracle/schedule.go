@@ -53,18 +53,24 @@ func scheduleOp(c *cluster, seed int64, reportTies bool, record *queueRequest) (
 		return nil, err
 	}
 	defer e.close()
-	r := &run{e: e, reportTies: reportTies, failures: map[string]failure{},
-		nominations: map[string]string{}, ties: map[string][]string{}, pods: map[string]*v1.Pod{}, seed: seed}
-	for _, p := range c.pods {
-		r.pods[podKey(p)] = p
-	}
-	r.wrap()
+	r := newRun(e, c, seed, reportTies)
 	e.sched.SchedulingQueue.Run(e.logger)
 	if e.sched.APIDispatcher != nil {
 		e.sched.APIDispatcher.Run(e.logger)
 	}
 	quiescent := r.loop(len(c.pods)*20 + 100)
 	return r.result(c, quiescent), nil
+}
+
+// newRun is the bookkeeping of a request on e, with the Scheduler's hooks wrapped.
+func newRun(e *env, c *cluster, seed int64, reportTies bool) *run {
+	r := &run{e: e, reportTies: reportTies, failures: map[string]failure{},
+		nominations: map[string]string{}, ties: map[string][]string{}, pods: map[string]*v1.Pod{}, seed: seed}
+	for _, p := range c.pods {
+		r.pods[podKey(p)] = p
+	}
+	r.wrap()
+	return r
 }
 
 // scheduleRecorded is scheduleOp with the queue recorded in virtual time (queue_record.go).
@@ -80,12 +86,7 @@ func scheduleRecorded(c *cluster, seed int64, reportTies bool, q *queueRequest) 
 		return nil, err
 	}
 	defer e.close()
-	r := &run{e: e, reportTies: reportTies, failures: map[string]failure{},
-		nominations: map[string]string{}, ties: map[string][]string{}, pods: map[string]*v1.Pod{}, seed: seed}
-	for _, p := range c.pods {
-		r.pods[podKey(p)] = p
-	}
-	r.wrap()
+	r := newRun(e, c, seed, reportTies)
 	if e.sched.APIDispatcher != nil {
 		e.sched.APIDispatcher.Run(e.logger)
 	}
