@@ -39,6 +39,7 @@ from typing import Any
 
 from schedspec.checker.differential import SpecState
 from schedspec.checker.monitor_state import ClusterBuilder, History, Key, Obj, manifests
+from schedspec.checker.seam import SEAM
 from schedspec.cluster import object_key
 from schedspec.errors import ManifestError
 from schedspec.spec.load import LoadedSpec
@@ -52,6 +53,8 @@ Events may still come: a group judged early is a part of a preemption, and looks
 _MIN_FEASIBLE_NODES = 100  # minFeasibleNodesToFind, schedule_one.go
 _MIN_FEASIBLE_PERCENT = 5  # minFeasibleNodesPercentageToFind
 _PREEMPTED_NOTE = re.compile(r"Preempted by pod (\S+) on node (\S+)")
+FILTER_RULES = tuple(pair.spec for pair in SEAM if pair.point == "filter")
+"""The spec's per-plugin Filter predicates, in the default profile's Filter order."""
 
 
 def sampled_scoring(nodes: int, percentage: int) -> bool:
@@ -537,17 +540,7 @@ def _invalid_victims(s: SpecState, p: Fcn, n: Fcn, chosen: frozenset[Fcn]) -> st
 
 def _why_not(s: SpecState, p: Fcn, n: Fcn) -> str:
     """The first rejecting rule's status and the failing filter conjuncts."""
-    rules = (
-        "NodeUnschedulableOK",
-        "NodeNameOK",
-        "TaintsOK",
-        "NodeAffinityOK",
-        "PortsOK",
-        "FitOK",
-        "SpreadOK",
-        "InterPodAffinityOK",
-    )
-    failing = [r for r in rules if s.call(r, p, n) is not True]
+    failing = [r for r in FILTER_RULES if s.call(r, p, n) is not True]
     status = s.call("NodeStatus", p, n)
     if not failing:
         return f"status {_show(status)} (nominated pods reserve the room)"
