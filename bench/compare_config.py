@@ -20,15 +20,10 @@ its limit. An ``unknown`` there means the solver ran out of time. Each time is t
 from __future__ import annotations
 
 import argparse
-import sys
 import time
-from pathlib import Path
 from typing import Any
 
-# bench/z3.py would shadow the z3 module when this file is run as a script
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).parent.resolve()]
-
-from schedspec.spec.compare_config import ConfigAnswer, compare_configs  # noqa: E402
+from schedspec.spec.compare_config import ConfigAnswer, compare_configs
 
 _KSC = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration"}
 

@@ -26,20 +26,15 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import time
-from pathlib import Path
 
-# bench/z3.py would shadow the z3 package for a script run from this folder
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).parent.resolve()]
-
-from schedspec.checker import optimal as opt  # noqa: E402
-from schedspec.checker.optimal_clusters import gap_cluster  # noqa: E402
-from schedspec.checker.optimal_filters import Filters  # noqa: E402
-from schedspec.checker.optimal_model import Problem, build  # noqa: E402
-from schedspec.checker.optimal_solvers import CpSatBackend, Z3Backend  # noqa: E402
-from schedspec.impl.autoscaler.context import namespace_labels  # noqa: E402
-from schedspec.impl.simulate import simulate  # noqa: E402
+from schedspec.checker import optimal as opt
+from schedspec.checker.optimal_clusters import gap_cluster
+from schedspec.checker.optimal_filters import Filters
+from schedspec.checker.optimal_model import Problem, build
+from schedspec.checker.optimal_solvers import CpSatBackend, Z3Backend
+from schedspec.impl.autoscaler.context import namespace_labels
+from schedspec.impl.simulate import simulate
 
 BUDGET = 60.0
 

@@ -18,18 +18,13 @@ A mutant invariant (backoff capped at 1 s instead of 10 s) must be found at k = 
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from importlib import resources
-from pathlib import Path
 
-# bench/z3.py would shadow the z3 module when this file is run as a script
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).parent.resolve()]
-
-from schedspec.spec.compile.actions import StateMachine  # noqa: E402
-from schedspec.spec.compile.z3.bmc import bmc  # noqa: E402
-from schedspec.spec.kube.queue_view import queue_constants  # noqa: E402
-from schedspec.spec.parse import parse  # noqa: E402
+from schedspec.spec.compile.actions import StateMachine
+from schedspec.spec.compile.z3.bmc import bmc
+from schedspec.spec.kube.queue_view import queue_constants
+from schedspec.spec.parse import parse
 
 MUTANT = '\\A p \\in Pods : where[p] = "backoffQ" => backoffExpiry[p] - timestamp[p] <= 1'
 

@@ -58,7 +58,6 @@ import os
 import pstats
 import re
 import ssl
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -67,14 +66,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-# Run as a script, this directory is sys.path[0]: bench/z3.py would shadow the z3 package.
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).parent.resolve()]
+import yaml
 
-import yaml  # noqa: E402
-
-from schedspec.cluster import from_objects  # noqa: E402
-from schedspec.impl.scheduler import num_feasible_nodes_to_find  # noqa: E402
-from schedspec.impl.simulate import build, result_of  # noqa: E402
+from schedspec.cluster import from_objects
+from schedspec.impl.scheduler import num_feasible_nodes_to_find
+from schedspec.impl.simulate import build, result_of
 
 PAUSE = "registry.k8s.io/pause:3.10.1"
 SCHED_NS = ("sched-0", "sched-1")

@@ -8,7 +8,7 @@ is a witness within the bounds N × M as it stands — the same manifests, repla
 executable backend as every witness is. Looking there first pays because both costs grow with
 nodes × pods: building the formula (every pod may sit on every node) and solving it (the SMT core
 decides every object's leaves). ``find`` on 10 nodes × 10 pods answered in 1.6–1.7 s with
-stages, 26–40 s without (bench/z3.py (b), the same run, load 9.8).
+stages, 26–40 s without (bench/solver.py (b), the same run, load 9.8).
 
 The stages are k = 1, 4, 16, … while k is below N or M, each with a quarter of the time left, then
 the whole cluster exactly as without stages. Only a ``sat`` of a stage is used: a stage's
@@ -23,7 +23,7 @@ leaves the whole cluster that much less.
 Not staged: ``--minimize`` (the fewest objects within a stage need not be the fewest overall),
 ``--all N`` (distinct witnesses come from one solver), ``--core`` (the core is the whole
 cluster's), and clusters of at most :data:`SMALLEST` nodes and pods, where the whole cluster is
-as quick as a stage. :data:`STAGED` switches stages off (``bench/z3.py`` measures both ways).
+as quick as a stage. :data:`STAGED` switches stages off (``bench/solver.py`` measures both ways).
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ SMALLEST = 4
 def ladder(nodes: int, pods: int, start: int = 1) -> list[int]:
     """The sizes k of the stages for a cluster of ``nodes`` × ``pods``: ``start``, four times
     that, … while some node or pod is left out. Four, not two: every stage that holds no witness
-    is paid for by an ``unsat`` (bench/z3.py (b): an unsat ``diff`` on 6 × 6 took 2.4–2.5 s with
+    is paid for by an ``unsat`` (bench/solver.py (b): an unsat ``diff`` on 6 × 6 took 2.4–2.5 s with
     stages 1 and 4, 2.7–3.1 s with 1, 2 and 4, 1.8–1.9 s with none; load 14)."""
     if max(nodes, pods) <= SMALLEST:
         return []

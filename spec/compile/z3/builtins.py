@@ -291,7 +291,7 @@ def _int_is(v: Any, k: int) -> Bool:
 
 FOLD_BY_CANDIDATE = True
 """FoldLeft steps through each candidate a sorted set's slot may hold (off: through the slot's
-IF-chain of all of them, as before; ``bench/z3.py`` measures the two)."""
+IF-chain of all of them, as before; ``bench/solver.py`` measures the two)."""
 
 
 def _b_fold_left(c: Compiler, node: A.Apply, args: list[SVal]) -> SVal:

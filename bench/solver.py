@@ -1,6 +1,6 @@
 """Benchmark: the Z3 backend (``schedspec find`` / ``schedspec diff``, spec/solve/).
 
-    python3 bench/z3.py [--quick] [--only a|b|c|d] [--limit 60] [--max-n 70]
+    python3 bench/solver.py [--quick] [--only a|b|c|d] [--limit 60] [--max-n 70]
 
 Prints:
 (a) each textbook-vs-real ``diff`` at the default bounds, with and without ``--minimize``
@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import resource
 import statistics
 import subprocess
@@ -38,14 +37,9 @@ import sys
 import time
 from typing import Any
 
-# Run as a script, this file's directory is sys.path[0], and this file would shadow the z3
-# package for schedspec.spec.solve: drop the directory before anything imports z3.
-_HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
-
-from schedspec.spec.compile.z3 import neg  # noqa: E402
-from schedspec.spec.kube.symbolic import Bounds  # noqa: E402
-from schedspec.spec.solve import Session, diff, find, small_first  # noqa: E402
+from schedspec.spec.compile.z3 import neg
+from schedspec.spec.kube.symbolic import Bounds
+from schedspec.spec.solve import Session, diff, find, small_first
 
 PAIRS = [
     ("FilterLifecycle", "NodeUnschedulableOK"),
