@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import itertools
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -33,6 +34,7 @@ from schedspec.impl.cache import Cache, Snapshot
 from schedspec.impl.errors import ConfigError
 from schedspec.impl.framework.config import SchedulerConfig, parse_config
 from schedspec.impl.framework.cycle_state import CycleState
+from schedspec.impl.framework.equivalence import keep
 from schedspec.impl.framework.events import (
     EVENT_ASSIGNED_POD_ADD,
     EVENT_ASSIGNED_POD_DELETE,
@@ -44,7 +46,7 @@ from schedspec.impl.framework.events import (
 )
 from schedspec.impl.framework.nominator import NominationFollower, Nominator
 from schedspec.impl.framework.registry import Registry
-from schedspec.impl.framework.runtime import Framework, FrameworkHandle
+from schedspec.impl.framework.runtime import FilterFn, Framework, FrameworkHandle
 from schedspec.impl.framework.status import Code, Status
 from schedspec.impl.framework.types import Diagnosis, FitError, NodeInfo, PodInfo, QueuedPodInfo
 from schedspec.impl.loop import EventLoop
@@ -483,7 +485,13 @@ class Scheduler:
         return feasible[self.select_host(totals)].name
 
     def select_host(self, totals: Sequence[int]) -> int:
-        """The index of a top score, uniformly among ties (reservoir sampling, seeded)."""
+        """The index of a top score, uniformly among ties (reservoir sampling, seeded).
+
+        Each tie draws ``rng.randrange(count)``; inlined here as what it is for a
+        ``random.Random`` (``_randbelow_with_getrandbits``: ``getrandbits`` of ``count``'s
+        bit length until below ``count``), the same numbers at a third of the cost — on equal
+        nodes nearly every scored node is a tie (``test_select_host_draws_as_randrange``)."""
+        getrandbits = self.rng.getrandbits
         best, best_score, count = 0, totals[0], 1
         for i in range(1, len(totals)):
             score = totals[i]
@@ -491,7 +499,11 @@ class Scheduler:
                 best, best_score, count = i, score, 1
             elif score == best_score:
                 count += 1
-                if self.rng.randrange(count) == 0:
+                bits = count.bit_length()
+                draw = getrandbits(bits)
+                while draw >= count:
+                    draw = getrandbits(bits)
+                if draw == 0:
                     best = i
         return best
 
@@ -547,22 +559,23 @@ class Scheduler:
         feasible: list[NodeInfo] = []
         statuses = diagnosis.node_to_status
         processed = 0
-        success = Code.SUCCESS
         nominated = self.nominator.nominated_node_names()
-        for i in range(n):
-            ni = nodes[(start + i) % n]
+        key = fwk.filter_key(state, pod)  # None: some verdict depends on more than the node
+        for ni in itertools.chain(nodes[start:], nodes[:start]):
             processed += 1
-            failed: Status | None = None
+            failed: Status | None
             if ni.name in nominated:  # two passes: with and without the nominated pods
                 failed = fwk.run_filter_plugins_with_nominated_pods(state, pod, ni, filters)
                 if failed is not None and not failed.is_rejected():
                     raise _CycleError(failed)
+            elif key is None:
+                failed = _run_filters(filters, state, pod, ni)
             else:
-                for name, fn in filters:
-                    status = fn(state, pod, ni)
-                    if status is not None and status.code is not success:
-                        failed = status.with_plugin(name)
-                        break
+                failed = ni.derived.get(key, _UNKNOWN)
+                if failed is _UNKNOWN:
+                    failed = _run_filters(filters, state, pod, ni)
+                    if failed is None or failed.is_rejected():
+                        keep(ni, key, failed)
             if failed is None:
                 feasible.append(ni)
                 if len(feasible) >= to_find:
@@ -672,6 +685,21 @@ class Scheduler:
         conditions = [c for c in conditions if c.get("type") != "PodScheduled"] + [condition]
         with contextlib.suppress(APIError):
             self.apiserver.patch_pod_status(pod.namespace, pod.name, {"conditions": conditions})
+
+
+_UNKNOWN = Status(Code.ERROR, ("no verdict kept",))  # a sentinel: never a verdict
+
+
+def _run_filters(
+    filters: Sequence[tuple[str, FilterFn]], state: CycleState, pod: Pod, ni: NodeInfo
+) -> Status | None:
+    """The first non-success of ``filters`` on the node, naming its plugin; None if all pass."""
+    success = Code.SUCCESS
+    for name, fn in filters:
+        status = fn(state, pod, ni)
+        if status is not None and status.code is not success:
+            return status.with_plugin(name)
+    return None
 
 
 def _status_only(event: WatchEvent) -> bool:

@@ -13,7 +13,7 @@ preemption needs (two-pass filter, PreFilter ``add_pod``/``remove_pod``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from random import Random
 from typing import Any, Protocol, runtime_checkable
 
@@ -37,6 +37,7 @@ __all__ = [
     "Clock",
     "FilterPlugin",
     "Handle",
+    "NodeLocalFilter",
     "PermitPlugin",
     "Plugin",
     "PostBindPlugin",
@@ -98,6 +99,17 @@ class PreFilterPlugin(Plugin, Protocol):
 @runtime_checkable
 class FilterPlugin(Plugin, Protocol):
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None: ...
+
+
+@runtime_checkable
+class NodeLocalFilter(Protocol):
+    """Optional beside ``FilterPlugin``: the plugin's Filter verdict on a node is a function
+    of ``filter_signature(state, pod)`` (hashable: everything of the pod and of this cycle's
+    state its Filter reads) and of that node's NodeInfo alone. The scheduler then keeps each
+    node's verdict for the next pod with the same signature while the node does not change
+    (``impl/framework/equivalence.py``: impl's own, not upstream's)."""
+
+    def filter_signature(self, state: CycleState, pod: Pod) -> Hashable: ...
 
 
 class PostFilterResult:

@@ -22,13 +22,14 @@ pods and passed, filters the node as it is. Both must pass: see docs/preemption.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from functools import partial
 from random import Random
 from typing import Any
 
 from schedspec.impl.api import Pod
 from schedspec.impl.errors import ConfigError, did_you_mean
+from schedspec.impl.framework import equivalence
 from schedspec.impl.framework.config import PluginRef, ProfileConfig
 from schedspec.impl.framework.cycle_state import CycleState
 from schedspec.impl.framework.declared import DECLARED_OUT_OF_SCOPE
@@ -38,6 +39,7 @@ from schedspec.impl.framework.interface import (
     BindPlugin,
     Clock,
     FilterPlugin,
+    NodeLocalFilter,
     PermitPlugin,
     Plugin,
     PostBindPlugin,
@@ -440,6 +442,21 @@ class Framework:
             self._active_filters[skip] = active
         return list(active)
 
+    def filter_key(self, state: CycleState, pod: Pod) -> object | None:
+        """The key under which a node keeps this cycle's Filter verdict (``equivalence``):
+        None unless every Filter plugin not skipped at PreFilter is a ``NodeLocalFilter``."""
+        if not equivalence.KEEP:
+            return None
+        skip = state.skip_filter_plugins
+        parts: list[tuple[FilterPlugin, Hashable]] = []
+        for p in self.filter:
+            if p.name() in skip:
+                continue
+            if not isinstance(p, NodeLocalFilter):
+                return None
+            parts.append((p, p.filter_signature(state, pod)))
+        return equivalence.intern_key(tuple(parts))
+
     def run_filter_plugins(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         """The conjunction of the Filter plugins, stopping at the first failure."""
         return run_filters(self.active_filters(state), state, pod, node_info)
@@ -563,22 +580,21 @@ class Framework:
             name = pl.name()
             if name in state.skip_score_plugins:
                 continue
-            scores, status = _plugin_scores(pl, state, pod, nodes)
+            values, status = _plugin_scores(pl, state, pod, nodes)
             if status is not None:
                 return totals, status
             weight = self.score_weights[name]
-            values = [ns.score for ns in scores]
             if values and min(values) >= 0 and max(values) <= MAX_NODE_SCORE:
                 totals = [t + v * weight for t, v in zip(totals, values, strict=True)]
                 continue
-            for i, ns in enumerate(scores):  # some score is out of range: add up to it
-                if not 0 <= ns.score <= MAX_NODE_SCORE:
+            for i, value in enumerate(values):  # some score is out of range: add up to it
+                if not 0 <= value <= MAX_NODE_SCORE:
                     message = (
-                        f"plugin {name!r} returns an invalid score {ns.score}, it should in "
+                        f"plugin {name!r} returns an invalid score {value}, it should in "
                         f"the range of [0, {MAX_NODE_SCORE}] after normalizing"
                     )
                     return totals, Status(Code.ERROR, (message,), name)
-                totals[i] += ns.score * weight
+                totals[i] += value * weight
         return totals, None
 
     def run_score_plugin(
@@ -589,8 +605,7 @@ class Framework:
         pl = next((p for p in self.score if p.name() == name), None)
         if pl is None or name in state.skip_score_plugins:
             return [0] * len(nodes), None
-        scores, status = _plugin_scores(pl, state, pod, nodes)
-        return [ns.score for ns in scores], status
+        return _plugin_scores(pl, state, pod, nodes)
 
     def run_reserve_plugins_reserve(self, state: CycleState, pod: Pod, node: str) -> Status | None:
         for pl in self.reserve:
@@ -700,32 +715,29 @@ def _conflict(narrowing: set[str]) -> Status:
 
 def _plugin_scores(
     pl: ScorePlugin, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
-) -> tuple[list[NodeScore], Status | None]:
-    scores: list[NodeScore] = []
+) -> tuple[list[int], Status | None]:
+    """``pl``'s normalized scores, in the order of ``nodes``. ``NodeScore`` records (upstream's
+    ``NodeScoreList``) are made only for a plugin with a NormalizeScore extension, the one
+    reader of node names; the others' scores stay a list of ints."""
     if isinstance(pl, BatchScorer):
         values, status = pl.score_nodes(state, pod, nodes)
         if status is not None and not status.is_success():
             message = f"running Score plugin {pl.name()!r}: {status.message()}"
-            return scores, Status(Code.ERROR, (message,), pl.name())
-        scores = [NodeScore(ni.name, value) for ni, value in zip(nodes, values, strict=True)]
-        return _normalize(pl, state, pod, scores)
-    score = pl.score
-    for ni in nodes:
-        value, status = score(state, pod, ni)
-        if status is not None and not status.is_success():
-            message = f"running Score plugin {pl.name()!r}: {status.message()}"
-            return scores, Status(Code.ERROR, (message,), pl.name())
-        scores.append(NodeScore(ni.name, value))
-    return _normalize(pl, state, pod, scores)
-
-
-def _normalize(
-    pl: ScorePlugin, state: CycleState, pod: Pod, scores: list[NodeScore]
-) -> tuple[list[NodeScore], Status | None]:
+            return [], Status(Code.ERROR, (message,), pl.name())
+    else:
+        values, score = [], pl.score
+        for ni in nodes:
+            value, status = score(state, pod, ni)
+            if status is not None and not status.is_success():
+                message = f"running Score plugin {pl.name()!r}: {status.message()}"
+                return values, Status(Code.ERROR, (message,), pl.name())
+            values.append(value)
     ext = pl.score_extensions()
-    if ext is not None:
-        status = ext.normalize_score(state, pod, scores)
-        if status is not None and not status.is_success():
-            message = f"running Normalize on Score plugin {pl.name()!r}: {status.message()}"
-            return scores, Status(Code.ERROR, (message,), pl.name())
-    return scores, None
+    if ext is None:
+        return values, None
+    scores = [NodeScore(ni.name, value) for ni, value in zip(nodes, values, strict=True)]
+    status = ext.normalize_score(state, pod, scores)
+    if status is not None and not status.is_success():
+        message = f"running Normalize on Score plugin {pl.name()!r}: {status.message()}"
+        return [ns.score for ns in scores], Status(Code.ERROR, (message,), pl.name())
+    return [ns.score for ns in scores], None

@@ -219,10 +219,11 @@ class NodeInfo:
         self.used_ports = HostPortInfo()
         self.image_states: dict[str, ImageStateSummary] = {}
         self.generation = 0
-        # What plugins derive from this node's pods alone (e.g. how many match a selector),
-        # kept while the pods stay the same: emptied whenever a pod comes or goes, and not
-        # cloned. The snapshot re-clones only the NodeInfos whose pods changed, so a value
-        # derived in one cycle is reused by the next for every other node.
+        # What plugins derive from this NodeInfo alone (e.g. how many pods match a selector,
+        # a Filter verdict: ``framework/equivalence.py``), kept while it stays the same:
+        # emptied whenever a pod comes or goes or the Node object changes, and not cloned.
+        # The snapshot re-clones only the NodeInfos that changed, so a value derived in one
+        # cycle is reused by the next for every other node.
         self.derived: dict[Hashable, Any] = {}
         if node is not None:
             self.set_node(node)
@@ -230,6 +231,7 @@ class NodeInfo:
             self.add_pod(PodInfo(pod))
 
     def set_node(self, node: Node) -> None:
+        self.derived = {}
         self.node = node
         self.name = node.name
         self.allocatable = node.allocatable

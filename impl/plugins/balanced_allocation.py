@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import Any
 
 from schedspec.impl.api import Pod
 from schedspec.impl.framework.args import check_fields, get_list
 from schedspec.impl.framework.cycle_state import CycleState
+from schedspec.impl.framework.equivalence import scores_kept
 from schedspec.impl.framework.interface import Handle
 from schedspec.impl.framework.status import Code, Status
 from schedspec.impl.framework.types import MAX_NODE_SCORE, NodeInfo
@@ -128,13 +130,17 @@ class BalancedAllocation:
     def score_nodes(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> tuple[list[int], Status | None]:
-        """``score`` on each of ``nodes``, the cycle state read once (``BatchScorer``)."""
+        """``score`` on each of ``nodes``, the cycle state read once (``BatchScorer``); a
+        node's score, a function of the plan and its NodeInfo, is kept on it for the next pod
+        with the same plan (``scores_kept``)."""
         plan = self._plan(state, pod)
         if plan is None:
             return [0] * len(nodes), None
         if len(plan) != 2:
-            return [_score(ni, plan) for ni in nodes], None
-        return _two_resources(nodes, plan), None
+            return scores_kept(
+                nodes, (self, plan), lambda batch: [_score(n, plan) for n in batch]
+            ), None
+        return scores_kept(nodes, (self, plan), partial(_two_resources, plan=plan)), None
 
     def score_extensions(self) -> None:
         return None

@@ -37,6 +37,10 @@ class NodeName:
     def name(self) -> str:
         return NAME
 
+    def filter_signature(self, state: CycleState, pod: Pod) -> str:
+        """Filter reads the pod's ``nodeName`` only (``NodeLocalFilter``)."""
+        return pod.node_name
+
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         if not pod.node_name or node_info.node is None or fits(pod, node_info.node):
             return None

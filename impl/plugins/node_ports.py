@@ -72,6 +72,11 @@ class NodePorts:
     def pre_filter_extensions(self) -> None:
         return None
 
+    def filter_signature(self, state: CycleState, pod: Pod) -> tuple[tuple[str, str, int], ...]:
+        """Filter reads the pod's host ports only (``NodeLocalFilter``)."""
+        s = state.read_as(_STATE_KEY, _State)
+        return s.ports if s else host_ports(pod)
+
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         s = state.read_as(_STATE_KEY, _State)
         wanted = s.ports if s else host_ports(pod)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from schedspec.impl.api import Node, Pod
@@ -21,6 +22,7 @@ from schedspec.impl.api.resources import is_extended_resource, is_scalar_resourc
 from schedspec.impl.errors import ConfigError
 from schedspec.impl.framework.args import check_fields, get_list, get_mapping, get_str
 from schedspec.impl.framework.cycle_state import CycleState
+from schedspec.impl.framework.equivalence import scores_kept
 from schedspec.impl.framework.events import (
     NODE,
     POD,
@@ -242,10 +244,18 @@ class NodeResourcesFit:
     def pre_filter_extensions(self) -> None:
         return None
 
-    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+    def _request(self, state: CycleState, pod: Pod) -> _Request:
         req = state.read_as(_PRE_FILTER_KEY, _Request)
-        if req is None:
-            req = _Request(pod.requests, self.ignored, self.groups)
+        return _Request(pod.requests, self.ignored, self.groups) if req is None else req
+
+    def filter_signature(self, state: CycleState, pod: Pod) -> tuple[bool, tuple[Any, ...]]:
+        """Filter reads the request's resources to check (``_room_for``, ``_insufficient``)
+        and the node alone (``NodeLocalFilter``)."""
+        req = self._request(state, pod)
+        return req.all_zero, req.checks
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        req = self._request(state, pod)
         if _room_for(req, node_info):
             return None
         out = _insufficient(req, node_info)
@@ -274,11 +284,15 @@ class NodeResourcesFit:
     def score_nodes(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> tuple[list[int], Status | None]:
-        """``score`` on each of ``nodes``, the cycle state read once (``BatchScorer``)."""
+        """``score`` on each of ``nodes``, the cycle state read once (``BatchScorer``); a
+        node's score, a function of the plan and its NodeInfo, is kept on it for the next pod
+        with the same plan (``scores_kept``)."""
         plan, scorer = self._state_plan(state, pod), self._scorer
         if scorer is least_allocated_of:
-            return least_allocated_nodes(nodes, plan), None
-        return [scorer(ni, plan) for ni in nodes], None
+            return scores_kept(nodes, (self, plan), partial(least_allocated_nodes, plan=plan)), None
+        return scores_kept(
+            nodes, (self, plan), lambda batch: [scorer(ni, plan) for ni in batch]
+        ), None
 
     def score_extensions(self) -> None:
         return None

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from schedspec.impl.api import Node, Pod, Taint
+from schedspec.impl.api import Node, Pod, Taint, Toleration
 from schedspec.impl.framework.args import check_fields
 from schedspec.impl.framework.cycle_state import CycleState
 from schedspec.impl.framework.events import (
@@ -45,6 +45,10 @@ _REJECT = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (ERR_REASON_UNSCHEDULABLE,
 class NodeUnschedulable:
     def name(self) -> str:
         return NAME
+
+    def filter_signature(self, state: CycleState, pod: Pod) -> tuple[Toleration, ...]:
+        """Filter reads the pod's tolerations only (``NodeLocalFilter``)."""
+        return pod.tolerations
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         node = node_info.node

@@ -90,6 +90,10 @@ class TaintToleration:
     def name(self) -> str:
         return NAME
 
+    def filter_signature(self, state: CycleState, pod: Pod) -> tuple[Toleration, ...]:
+        """Filter reads the pod's tolerations only (``NodeLocalFilter``)."""
+        return pod.tolerations
+
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         node = node_info.node
         if node is None or not node.taints:
@@ -111,6 +115,20 @@ class TaintToleration:
         s = state.read_as(_STATE_KEY, _PreScoreState)
         tolerations = s.tolerations if s else _prefer_no_schedule_tolerations(pod)
         return _count_intolerable(node.taints, tolerations), None
+
+    def score_nodes(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[list[int], Status | None]:
+        """``score`` on each of ``nodes`` (``BatchScorer``): 0 for a node without taints —
+        most nodes — and the cycle state read once."""
+        s = state.read_as(_STATE_KEY, _PreScoreState)
+        tolerations = s.tolerations if s else _prefer_no_schedule_tolerations(pod)
+        return [
+            _count_intolerable(node.taints, tolerations)
+            if (node := ni.node) is not None and node.taints
+            else 0
+            for ni in nodes
+        ], None
 
     def score_extensions(self) -> TaintToleration:
         return self

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -206,6 +207,30 @@ def test_ties_are_broken_by_the_seed() -> None:
     cluster = make_cluster(20, 1)
     chosen = {simulate(cluster, seed=s).bindings["default/pod-0"] for s in range(12)}
     assert len(chosen) > 1  # all 20 nodes score the same: the seed decides
+
+
+def _select_host_by_randrange(rng: random.Random, totals: list[int]) -> int:
+    """``select_host`` as written before its draws were inlined: ``rng.randrange(count)``."""
+    best, best_score, count = 0, totals[0], 1
+    for i in range(1, len(totals)):
+        if totals[i] > best_score:
+            best, best_score, count = i, totals[i], 1
+        elif totals[i] == best_score:
+            count += 1
+            if rng.randrange(count) == 0:
+                best = i
+    return best
+
+
+def test_select_host_draws_as_randrange() -> None:
+    scheduler = build(make_cluster(2, 0))
+    reference = random.Random(7)
+    scheduler.rng = random.Random(7)
+    shapes = random.Random(1)
+    for _ in range(300):  # ties of every size, a new top score now and then
+        totals = [shapes.choice((90, 100, 100, 100)) for _ in range(shapes.randrange(1, 700))]
+        assert scheduler.select_host(totals) == _select_host_by_randrange(reference, totals)
+    assert scheduler.rng.random() == reference.random()  # the same numbers drawn
 
 
 def test_a_bind_failure_loses_no_pod() -> None:
