@@ -37,6 +37,7 @@ from hypothesis import strategies as st
 from schedspec import itf
 from schedspec.checker.corpus import Seed
 from schedspec.checker.differential import Checker, ClusterCheck, Disagreement
+from schedspec.checker.oracle_answers import OneAhead
 from schedspec.cluster import Cluster, from_objects
 from schedspec.errors import ManifestError
 
@@ -292,6 +293,13 @@ def run_campaign(
             seeded.setdefault(predicate, s)
 
     if examples:
+        # with an oracle, a cluster is checked once the next one's request is sent (the real
+        # scheduler answers it meanwhile); the same clusters, checked in the same order
+        ahead: OneAhead[Objects] = OneAhead(checker)
+
+        def check(cluster: Cluster, objects: Objects) -> None:
+            for predicate in record(checker.check(cluster)):
+                first.setdefault(predicate, objects)
 
         @hypothesis_seed(seed)
         @_settings(examples, [Phase.generate])
@@ -301,11 +309,13 @@ def run_campaign(
             if cluster is None:
                 return
             result.examples += 1
-            for predicate in record(checker.check(cluster)):
-                first.setdefault(predicate, objects)
+            for held in ahead.push(cluster, objects):
+                check(*held)
 
         with _young_collections():
             generate()
+            for held in ahead.drain():
+                check(*held)
     for predicate, objects in first.items():
         if shrink:
             found = _counterexample(checker, strategy, seed, examples, predicate, objects, minimise)

@@ -376,6 +376,15 @@ class OracleAnswer:
         return self.best
 
 
+def _pod_answers(oracle: Any) -> Any:
+    """The oracle's answers, one request per cluster (``oracle_answers.PodAnswers``)."""
+    if oracle is None:
+        return None
+    from schedspec.checker.oracle_answers import PodAnswers
+
+    return PodAnswers(oracle)
+
+
 # ------------------------------------------------------------------------------------ checker
 
 
@@ -393,6 +402,7 @@ class Checker:
         self.spec = load_spec(spec) if isinstance(spec, str) else spec
         self.textbook = self.spec.view.name == "textbook"
         self.oracle = oracle
+        self.answers = _pod_answers(oracle)
         self.rows = [row for row in SEAM if row.point != "decision"]
         self.by_name = {row.spec: row for row in self.rows}
         # the seed spec, judged against the real scheduler's answers only (it is known wrong)
@@ -405,8 +415,21 @@ class Checker:
 
     def check(self, cluster: Cluster) -> ClusterCheck:
         run = _ClusterRun(self, cluster)
-        run.check()
+        try:
+            run.check()
+        finally:
+            if self.answers is not None:
+                self.answers.forget(cluster)
         return run.out
+
+    def send_ahead(self, cluster: Cluster) -> bool:
+        """Sends the oracle's request for ``cluster`` before ``check`` needs it (the child works
+        meanwhile: ``oracle_answers.OneAhead``); False without an oracle, or when the checker
+        judges the textbook (it asks none)."""
+        if self.answers is None or self.textbook:
+            return False
+        self.answers.send(cluster)
+        return True
 
 
 class _ClusterRun:
@@ -424,7 +447,6 @@ class _ClusterRun:
         if checker.also_textbook is not None:
             self.t = SpecState(checker.also_textbook, cluster)
         self.asked: OracleAnswer | None = None
-        self.cluster_json: dict[str, Any] | None = None
         # predicate → [compared, agreed, spec TRUE, spec FALSE] between spec and impl, folded
         # into ``out`` at the end:
         # a cluster makes hundreds of comparisons, and most agree with no real scheduler asked
@@ -484,14 +506,13 @@ class _ClusterRun:
     def ask_oracle(self, key: str) -> bool:
         """Ask the real scheduler about ``key``; a refusal of a cluster schedspec accepted is
         itself a disagreement (``Admitted``)."""
-        from schedspec.checker.oracle import OracleRequestError, cluster_json
+        from schedspec.checker.oracle import OracleRequestError
 
         self.out.checked["Admitted"] += 1
         self.asked = None
-        if self.cluster_json is None:
-            self.cluster_json = cluster_json(self.cluster)
+        assert self.checker.answers is not None
         try:
-            self.asked = OracleAnswer(self.checker.oracle.score(self.cluster_json, key))
+            self.asked = OracleAnswer(self.checker.answers.score(self.cluster, key))
         except OracleRequestError as err:
             self.differ("Admitted", key, None, True, True, oracle=str(err))
         admitted = self.asked is not None

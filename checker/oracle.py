@@ -196,6 +196,9 @@ class Oracle:
         self._selector = selectors.DefaultSelector()
         assert self._proc.stdout is not None
         self._selector.register(self._proc.stdout, selectors.EVENT_READ)
+        self._sent = self._read = 0  # requests sent, answers read (both numbered from 1)
+        self._early: dict[int, dict[str, Any]] = {}  # answers read before their caller asked
+        self._unread = bytearray()  # stdout read past the last whole line
 
     @property
     def pid(self) -> int:
@@ -265,32 +268,59 @@ class Oracle:
         and create strategy; ``warnings`` as the API server would return them."""
         return self.request({"op": "validate", "object": obj})
 
+    def score_pods(
+        self, cluster: Cluster | dict[str, Any], pods: list[str]
+    ) -> list[dict[str, Any]]:
+        """``score`` for each of ``pods`` on one scheduler, in one request: per pod the answer a
+        ``score`` of that pod alone gets, ``{"ok": false, "error": ...}`` where it would fail."""
+        response = self.receive(self.send(score_pods_request(cluster, pods)))
+        answers: list[dict[str, Any]] = response["answers"]
+        return answers
+
     def request(self, body: dict[str, Any]) -> dict[str, Any]:
         """Sends one request; the response, or ``OracleRequestError`` if it says ``ok: false``."""
-        response = self.request_line(json.dumps(body, separators=(",", ":")))
+        return self.receive(self.send(body))
+
+    def send(self, body: dict[str, Any]) -> int:
+        """Sends one request without waiting for its answer; ``receive(ticket)`` reads it. The
+        bridge answers in order and reads ahead while it works, so a caller can send the next
+        request before reading an answer (the three-way campaign does)."""
+        return self.send_line(json.dumps(body, separators=(",", ":")))
+
+    def receive(self, ticket: int) -> dict[str, Any]:
+        """The answer to the request ``send`` numbered ``ticket``, or ``OracleRequestError`` if
+        it says ``ok: false``. Answers to earlier requests not yet received are kept for them."""
+        response = self.receive_line(ticket)
         if not response.get("ok"):
             raise OracleRequestError(f"the oracle refused the request: {response.get('error')}")
         return response
 
     def request_line(self, line: str) -> dict[str, Any]:
         """Sends one raw line (no newline in it) and returns the response object as is."""
+        return self.receive_line(self.send_line(line))
+
+    def send_line(self, line: str) -> int:
         if "\n" in line:
             raise ValueError("line must not contain a newline")
-        proc = self._proc
-        assert proc.stdin is not None and proc.stdout is not None
+        assert self._proc.stdin is not None
         try:
-            proc.stdin.write(line.encode() + b"\n")
-            proc.stdin.flush()
+            self._proc.stdin.write(line.encode() + b"\n")
+            self._proc.stdin.flush()
         except (BrokenPipeError, ValueError, OSError):
             raise self._crashed() from None
-        deadline = time.monotonic() + self.timeout
-        while not self._selector.select(timeout=max(0.0, deadline - time.monotonic())):
-            if time.monotonic() >= deadline:
-                raise OracleError(
-                    f"the oracle (pid {proc.pid}) did not answer within {self.timeout:g}s"
-                    + self._stderr_tail()
-                )
-        answer = proc.stdout.readline()
+        self._sent += 1
+        return self._sent
+
+    def receive_line(self, ticket: int) -> dict[str, Any]:
+        if ticket not in self._early and not self._read < ticket <= self._sent:
+            raise ValueError(f"ticket={ticket!r} names no request whose answer is still to take")
+        while ticket not in self._early:
+            self._early[self._read + 1] = self._read_answer()
+            self._read += 1
+        return self._early.pop(ticket)
+
+    def _read_answer(self) -> dict[str, Any]:
+        answer = self._read_line()
         if not answer:
             raise self._crashed()
         try:
@@ -301,6 +331,30 @@ class Oracle:
         if not isinstance(decoded, dict):
             raise OracleError(f"the oracle answered a non-object: {answer[:200]!r}")
         return decoded
+
+    def _read_line(self) -> bytes:
+        """The next line of the child's stdout (b"" at EOF), read unbuffered: a buffered reader
+        could hold a second answer the selector no longer sees."""
+        assert self._proc.stdout is not None
+        fd = self._proc.stdout.fileno()
+        deadline = time.monotonic() + self.timeout
+        searched = 0
+        while (end := self._unread.find(b"\n", searched)) < 0:
+            searched = len(self._unread)
+            if not self._selector.select(timeout=max(0.0, deadline - time.monotonic())):
+                if time.monotonic() >= deadline:
+                    raise OracleError(
+                        f"the oracle (pid {self._proc.pid}) did not answer within "
+                        f"{self.timeout:g}s" + self._stderr_tail()
+                    )
+                continue
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                return b""
+            self._unread += chunk
+        line = bytes(self._unread[: end + 1])
+        del self._unread[: end + 1]
+        return line
 
     # ---- failure reports
 
@@ -329,6 +383,11 @@ class Oracle:
 
 def _as_json(cluster: Cluster | dict[str, Any]) -> dict[str, Any]:
     return cluster_json(cluster) if isinstance(cluster, Cluster) else cluster
+
+
+def score_pods_request(cluster: Cluster | dict[str, Any], pods: list[str]) -> dict[str, Any]:
+    """The request of :meth:`Oracle.score_pods`: ``score`` with ``pods`` instead of ``pod``."""
+    return {"op": "score", "cluster": _as_json(cluster), "pods": list(pods)}
 
 
 # ------------------------------------------------------------------------------------ the CLI

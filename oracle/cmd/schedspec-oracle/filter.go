@@ -55,31 +55,22 @@ type evaluation struct {
 	preFilter map[string]any
 }
 
-func newEvaluation(c *cluster, podName string) (*evaluation, error) {
-	pod, err := c.findPod(podName)
-	if err != nil {
-		return nil, err
-	}
-	e, err := newEnv(c)
-	if err != nil {
-		return nil, err
-	}
+// newEvaluation prepares one pod's pass on a running scheduler: the pod's profile with its
+// snapshot brought up to date, and a second copy of each of its plugins.
+func newEvaluation(e *env, c *cluster, pod *v1.Pod) (*evaluation, error) {
 	fw, snap, err := e.framework(pod)
 	if err != nil {
-		e.close()
 		return nil, err
 	}
 	plugins, err := e.plugins(fw)
 	if err != nil {
-		e.close()
 		return nil, err
 	}
 	nodes, err := snap.NodeInfos().List()
 	if err != nil {
-		e.close()
 		return nil, err
 	}
-	ev := &evaluation{env: e, fw: fw, snap: snap, pod: pod, plugins: plugins, nodes: nodes}
+	ev := &evaluation{env: e, fw: fw, snap: snap, pod: pod, plugins: plugins}
 	ev.nodes = inInputOrder(nodes, c)
 	return ev, nil
 }
@@ -97,23 +88,36 @@ func inInputOrder(nodes []fwk.NodeInfo, c *cluster) []fwk.NodeInfo {
 }
 
 func filterOp(c *cluster, podName string) (map[string]any, error) {
-	ev, err := newEvaluation(c, podName)
-	if err != nil {
-		return nil, err
-	}
-	defer ev.env.close()
-	ev.run()
-	return ev.result, nil
+	return evaluateOne(c, podName, false)
 }
 
 func scoreOp(c *cluster, podName string) (map[string]any, error) {
-	ev, err := newEvaluation(c, podName)
+	return evaluateOne(c, podName, true)
+}
+
+// evaluateOne answers filter (scoring: score) for one pod on a scheduler of its own.
+func evaluateOne(c *cluster, podName string, scoring bool) (map[string]any, error) {
+	pod, err := c.findPod(podName)
 	if err != nil {
 		return nil, err
 	}
-	defer ev.env.close()
+	e, err := newEnv(c)
+	if err != nil {
+		return nil, err
+	}
+	defer e.close()
+	return evaluate(e, c, pod, scoring)
+}
+
+func evaluate(e *env, c *cluster, pod *v1.Pod, scoring bool) (map[string]any, error) {
+	ev, err := newEvaluation(e, c, pod)
+	if err != nil {
+		return nil, err
+	}
 	ev.run()
-	ev.score()
+	if scoring {
+		ev.score()
+	}
 	return ev.result, nil
 }
 

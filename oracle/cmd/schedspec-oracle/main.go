@@ -10,6 +10,7 @@
 //	{"op":"version"}
 //	{"op":"filter","cluster":{...},"pod":"ns/name"}
 //	{"op":"score","cluster":{...},"pod":"ns/name"}
+//	{"op":"score","cluster":{...},"pods":["ns/a","ns/b"]}    (also filter: one answer per pod)
 //	{"op":"schedule","cluster":{...},"seed":N}
 //	{"op":"validate","object":{...}}
 //
@@ -43,6 +44,8 @@ type request struct {
 	// RecordQueue asks schedule to run in virtual time and return the queue's trace
 	// (queue_record.go); absent, schedule is unchanged.
 	RecordQueue *queueRequest `json:"recordQueue,omitempty"`
+	// Pods asks filter or score about several pods of the cluster at once (batch.go).
+	Pods []string `json:"pods,omitempty"`
 	// Object is the one object of a validate request.
 	Object json.RawMessage `json:"object,omitempty"`
 }
@@ -53,12 +56,28 @@ func main() {
 	klog.SetOutput(io.Discard)
 	klog.LogToStderr(false)
 
-	in := bufio.NewReaderSize(os.Stdin, 1<<20)
+	lines := make(chan []byte, readAhead)
+	go readLines(os.Stdin, lines)
 	out := bufio.NewWriterSize(os.Stdout, 1<<20)
+	for line := range lines {
+		writeResponse(out, serve(line))
+	}
+}
+
+// readAhead is how many requests the bridge reads before it has answered them. A client may
+// send the next request before reading the last answer (the three-way campaign does): stdin
+// keeps being drained while a long answer waits for the client to read it, so neither side
+// blocks on a full pipe.
+const readAhead = 64
+
+// readLines sends every non-blank line of in, in order, and closes lines at EOF.
+func readLines(in io.Reader, lines chan<- []byte) {
+	defer close(lines)
+	r := bufio.NewReaderSize(in, 1<<20)
 	for {
-		line, err := in.ReadBytes('\n')
+		line, err := r.ReadBytes('\n')
 		if len(line) > 0 && !isBlank(line) {
-			writeResponse(out, serve(line))
+			lines <- line
 		}
 		if err != nil {
 			return
@@ -106,10 +125,8 @@ func serve(line []byte) (resp map[string]any) {
 	switch req.Op {
 	case "version":
 		body = version()
-	case "filter":
-		body, err = withCluster(req, func(c *cluster) (map[string]any, error) { return filterOp(c, req.Pod) })
-	case "score":
-		body, err = withCluster(req, func(c *cluster) (map[string]any, error) { return scoreOp(c, req.Pod) })
+	case "filter", "score":
+		body, err = withCluster(req, func(c *cluster) (map[string]any, error) { return podsOp(req, c) })
 	case "schedule":
 		ties := req.Ties == nil || *req.Ties
 		body, err = withCluster(req, func(c *cluster) (map[string]any, error) { return scheduleOp(c, req.Seed, ties, req.RecordQueue) })
@@ -136,6 +153,21 @@ func withCluster(req request, run func(*cluster) (map[string]any, error)) (map[s
 		return nil, err
 	}
 	return run(c)
+}
+
+// podsOp answers filter or score for the request's "pod", or for each of its "pods".
+func podsOp(req request, c *cluster) (map[string]any, error) {
+	scoring := req.Op == "score"
+	switch {
+	case req.Pods == nil:
+		if scoring {
+			return scoreOp(c, req.Pod)
+		}
+		return filterOp(c, req.Pod)
+	case req.Pod != "":
+		return nil, fmt.Errorf("malformed request: give \"pod\" or \"pods\", not both")
+	}
+	return evaluateEach(c, req.Pods, scoring)
 }
 
 func fail(err error) map[string]any {
