@@ -18,14 +18,17 @@ API server held when it was made (``monitor_state.History``):
   node) — the victims are a set ``MinimalVictims`` accepts: of lower priority, enough for the
   preemptor to fit, and none could have stayed.
 
-The scheduler decides on its cache, not on the API server: its cache holds the pods it assumed
-but has not bound yet (binding is asynchronous), its informers lag the API server, and its
-nominator may hold nominations not yet written. So a decision recorded at position ``i`` is
-judged against the state before change ``i``, and when that state does not explain it, against
-the states up to ``window`` changes before and after (the other pods' bindings and deletions
-around it), the decision's own pods pinned as they were; a **violation** is a decision that no
-state of the window explains. It is reported with a minimal cluster (``checker.minimise``) that
-shows the same verdict to ``schedspec explain``.
+The scheduler decides on its cache, not on the API server: its informers lag the API server, its
+cache holds the pods it assumed but has not bound yet and its nominator the nominations not yet
+written, and its writes wait at the client's rate limiter, so a decision lands well after the
+cycle that made it. A decision recorded at position ``i`` is judged against the state before
+change ``i``, and when that state does not explain it, against the states the scheduler could
+have decided on (``monitor_view``): its cache cut earlier — anywhere after the scheduling loop's
+previous status write for a failure, up to ``window`` changes it caches before that (or before
+the decision, for a binding) — with its own writes held, or with up to ``window`` later bindings
+assumed; the decision's own pods pinned as they were. A **violation** is a decision that none of
+these states explains. It is reported with a minimal cluster (``checker.minimise``) that shows
+the same verdict to ``schedspec explain``.
 """
 
 from __future__ import annotations
@@ -33,12 +36,13 @@ from __future__ import annotations
 import re
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from schedspec.checker.differential import SpecState
 from schedspec.checker.monitor_state import ClusterBuilder, History, Key, Obj, manifests
+from schedspec.checker.monitor_view import View, cycle_start, nomination, objects_seen, views
 from schedspec.checker.seam import SEAM
 from schedspec.cluster import object_key
 from schedspec.errors import ManifestError
@@ -257,7 +261,9 @@ class Monitor:
             )
             spans.append((start, end, victim))
         if max(s for s, _, _ in spans) < min(e for _, e, _ in spans):
-            group.position = min(s for s, _, _ in spans)
+            first = min(s for s, _, _ in spans)
+            log = self.history.log
+            group.position = nomination(log, first, group.pod, group.node, self.profiles)
             return [group]
         self.summary.not_judged["preemption: minimality (victims handled one by one)"] += 1
         return [
@@ -312,15 +318,18 @@ class Monitor:
         judgements = _JUDGEMENTS[d.kind](self, d)
         first: tuple[str, str, str] | None = None
         first_error = ""
-        for shift in self._shifts(d.position):
-            position = d.position + shift
+        since = None  # a binding is written from a goroutine: no cycle interval known
+        if d.kind in ("failure", "preemption"):
+            since = cycle_start(self.history.log, d.position, d.pod, self.profiles)
+        for view in views(self.history.log, d.position, self.window, since):
             try:
-                state = self._state(d, position)
+                state = self._state(d, view)
                 verdict = judgements(state, d)
             except _NotJudged as err:
                 first_error = first_error or str(err)
                 continue
             if verdict is None:
+                shift = view.shift
                 label = f"{d.kind}" if shift == 0 else f"{d.kind} (state {shift:+d})"
                 self.summary.judged[d.kind] += 1
                 if shift:
@@ -343,38 +352,21 @@ class Monitor:
             d.victims,
         )
 
-    def _shifts(self, position: int) -> Iterator[int]:
-        """0, -1, +1, -2, +2, … up to ``window`` changes each way, never across a change of
-        another kind than Pod (a node added or tainted is no cache lag to allow for)."""
-        log = self.history.log
-        back = 0
-        while back < self.window and position - back - 1 >= 0:
-            if log[position - back - 1].key[0] != "Pod":
-                break
-            back += 1
-        ahead = 0
-        while ahead < self.window and position + ahead < len(log):
-            if log[position + ahead].key[0] != "Pod":
-                break
-            ahead += 1
-        yield 0
-        for k in range(1, max(back, ahead) + 1):
-            if k <= back:
-                yield -k
-            if k <= ahead:
-                yield k
-
-    def _objects(self, d: Decision, position: int) -> list[Obj]:
+    def _pins(self, d: Decision) -> dict[Key, Obj | None]:
         pins = dict(d.pins)
         for victim in d.victims:
             pins[("Pod", victim)] = self.history.version_before(("Pod", victim), d.position)
         if d.kind in ("preemption", "victim"):
             pins[("Pod", d.pod)] = self.history.version_before(("Pod", d.pod), d.position)
-        return manifests(self.history.objects_at(position, pins))
+        return pins
 
-    def _state(self, d: Decision, position: int) -> SpecState:
+    def _objects(self, d: Decision, view: View | None = None) -> list[Obj]:
+        view = view or View(d.position, d.position + 1, 0)
+        return manifests(objects_seen(self.history, view, d.position, self._pins(d)))
+
+    def _state(self, d: Decision, view: View) -> SpecState:
         try:
-            cluster = self.builder.build(self._objects(d, position))
+            cluster = self.builder.build(self._objects(d, view))
         except ManifestError as err:
             raise _NotJudged(f"the loader refuses an object: {err}") from None
         state = SpecState(self.spec, cluster)
@@ -386,7 +378,7 @@ class Monitor:
 
     def _witness(self, d: Decision, judgement: _Judgement, verdict: Verdict) -> list[Obj]:
         """The state before the decision, minimised while the spec still says the same."""
-        objects = [_clean(o) for o in self._objects(d, d.position)]
+        objects = [_clean(o) for o in self._objects(d)]
         if self.config is not None:
             objects.append(dict(self.config))
         if self.minimise_steps <= 0:

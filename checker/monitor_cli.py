@@ -43,7 +43,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         type=int,
         default=16,
         metavar="K",
-        help="judge against the states up to K changes around a decision (default 16)",
+        help="allow the scheduler's cache K changes behind the API server, or K later bindings "
+        "assumed (default 16)",
     )
     mo.add_argument("--out", metavar="DIR", help="write each violation's cluster to DIR")
     mo.add_argument(

@@ -159,7 +159,7 @@ def test_best_is_not_judged_for_the_nominated_node() -> None:
 
 def test_a_binding_is_judged_against_the_states_around_it() -> None:
     """The client's binding reached the API server before its server's: the scheduler had
-    assumed the server in zone a; the state one change later explains the decision."""
+    assumed the server in zone a; the state with the next binding assumed explains it."""
     server = pod("server", app="db")
     term = {"topologyKey": "zone", "labelSelector": {"matchLabels": {"app": "db"}}}
     affinity = {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}
@@ -168,7 +168,7 @@ def test_a_binding_is_judged_against_the_states_around_it() -> None:
               ("Pod", bound(client, "n1"), False), ("Pod", bound(server, "n1"), False)]  # fmt: skip
     m = run(stream, window=2)
     assert m.summary.violations == []
-    assert m.summary.explained_by_window == {"binding (state +2)": 1}
+    assert m.summary.explained_by_window == {"binding (state +1)": 1}
     strict = run(stream, window=0)
     [v] = strict.summary.violations
     assert (v.pod, v.rule) == ("default/client", "Feasible")
@@ -264,3 +264,69 @@ def test_the_judged_profile_comes_from_the_configuration() -> None:
     stream = [*added(node("n1", taints=[TAINT]), a), ("Pod", bound(a, "n1"), False)]
     assert run(stream, config=config).summary.violations == []
     assert len(run(stream).summary.violations) == 1
+
+
+# ---- the state the scheduler decided on: its cache, not the API server's state
+
+
+def test_a_failure_is_judged_on_the_cycles_cache_deletion_unseen_binding_assumed() -> None:
+    """The failure's status patch waited at the client's rate limiter: meanwhile a pod was
+    deleted from n1 (the cycle's snapshot still had it) and the binding of ``filler`` to n2
+    (assumed in an earlier cycle) landed. No API server state explains the verdict — n1 or n2
+    had room in each — but the cache the cycle began with, after the loop's previous status
+    write (``q``'s), does: n1 still full, n2 holding the assumed pod."""
+    gone, other = bound(pod("gone", cpu="3"), "n1"), bound(pod("other", cpu="1"), "n2")
+    urgent, q = pod("urgent", cpu="2"), pod("q", cpu="9")
+    filler = pod("filler", cpu="3", nodeSelector={"zone": "b"})
+    start = added(node("n1"), node("n2", "b"), gone, other, urgent, filler, q)
+    tail = [("Pod", bound(filler, "n2"), False), ("Pod", unschedulable(urgent), False)]
+    q_failed, gone_deleted = ("Pod", unschedulable(q), False), ("Pod", gone, True)
+    m = run([*start, q_failed, gone_deleted, *tail], window=0)
+    assert m.summary.judged["failure"] == 2
+    assert m.summary.violations == []
+    assert m.summary.explained_by_window == {"failure (state -1)": 1}
+    # the deletion landed before q's status patch: the cycle began after both, so with no
+    # informer lag allowed (window 0) its cache had the pod gone — a violation; one change of
+    # lag (window 1) explains it again
+    stream = [*start, gone_deleted, q_failed, *tail]
+    [v] = run(stream, window=0).summary.violations
+    assert (v.pod, v.rule, v.verdict) == ("default/urgent", "FeasibleNodes", "{n1}")
+    assert run(stream, window=1).summary.violations == []
+
+
+def test_the_window_counts_changes_the_scheduler_caches() -> None:
+    """Pending pods created (and conditions written) between the scheduler's snapshot and its
+    verdict change nothing it caches: one cache change of informer lag, window 1."""
+    gone, urgent = bound(pod("gone", cpu="3"), "n1"), pod("urgent", cpu="2")
+    created = [pod(f"new-{i}") for i in range(10)]
+    stream = [*added(node("n1"), gone, urgent), ("Pod", gone, True), *added(*created),
+              ("Pod", unschedulable(urgent), False)]  # fmt: skip
+    m = run(stream, window=1)
+    assert m.summary.violations == []
+    assert m.summary.explained_by_window == {"failure (state -1)": 1}
+    [v] = run(stream, window=0).summary.violations
+    assert v.rule == "FeasibleNodes"
+
+
+def test_a_preemption_is_judged_from_the_preemptors_nomination_on_the_cycles_cache() -> None:
+    """The cycle that nominated n1 chose low-2 and low-3 while ``gone`` was still on n1 (it
+    was deleted after the loop's previous status write, before the nomination landed): two
+    victims were needed then, one would do in the API server's state at the nomination."""
+    gone = bound(pod("gone", cpu="1"), "n1")
+    low = {f"low-{i}": bound(pod(f"low-{i}", cpu="1"), "n1") for i in range(4)}
+    high, q = pod("high", cpu="2", priority=100), pod("q", cpu="9")
+    others = [pod(f"other-{i}") for i in range(5)]
+    q_failed, gone_deleted = ("Pod", unschedulable(q), False), ("Pod", gone, True)
+    victims = ("low-2", "low-3")
+    tail = [*added(*others), ("Pod", unschedulable(high, nominated="n1"), False)]
+    tail += [("Pod", disrupted(low[v]), False) for v in victims]
+    tail += [("Pod", disrupted(low[v]), True) for v in victims]
+    tail += [("Event", preempted(v, "high", "n1"), False) for v in victims]
+    start = added(node("n1", cpu="5"), gone, *low.values(), high, q)
+    m = run([*start, q_failed, gone_deleted, *tail], window=1)
+    assert m.summary.judged["preemption"] == 1
+    assert m.summary.violations == []
+    # the loop's previous status patch after the deletion: the cycle saw n1 with one CPU
+    # free, and two victims are one too many
+    [v] = run([*start, gone_deleted, q_failed, *tail], window=0).summary.violations
+    assert (v.kind, v.rule) == ("preemption", "MinimalVictims")
