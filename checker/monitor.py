@@ -321,7 +321,8 @@ class Monitor:
         since = None  # a binding is written from a goroutine: no cycle interval known
         if d.kind in ("failure", "preemption"):
             since = cycle_start(self.history.log, d.position, d.pod, self.profiles)
-        for view in views(self.history.log, d.position, self.window, since):
+        bound = d.pod if d.kind == "binding" else None
+        for view in views(self.history.log, d.position, self.window, since, bound):
             try:
                 state = self._state(d, view)
                 verdict = judgements(state, d)
@@ -329,10 +330,10 @@ class Monitor:
                 first_error = first_error or str(err)
                 continue
             if verdict is None:
-                shift = view.shift
-                label = f"{d.kind}" if shift == 0 else f"{d.kind} (state {shift:+d})"
+                plain = view.shift == 0 and view.nominations
+                label = f"{d.kind}" if plain else f"{d.kind} ({view.label()})"
                 self.summary.judged[d.kind] += 1
-                if shift:
+                if not plain:
                     self.summary.explained_by_window[label] += 1
                 return None
             first = first or verdict

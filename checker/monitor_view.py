@@ -24,7 +24,9 @@ known, and the window bounds ``seen`` from the decision back.
 ``views(log, anchor, window, since)`` lists the candidate states, the likeliest first: the API
 server's state before the decision, then alternately one more change by others not yet seen
 (``seen`` moves back over one change that alters what the cache holds and is not the
-scheduler's own) and one more later binding already assumed. ``objects_seen`` builds one.
+scheduler's own) and one more later binding already assumed; for a binding, then the cuts just
+before each nomination the loop wrote since the earliest of those, nothing of the loop held
+after it (the binding's cycle may have run before it). ``objects_seen`` builds one.
 """
 
 from __future__ import annotations
@@ -52,11 +54,18 @@ __all__ = [
 class View:
     """The cache cut before change ``seen``, the scheduler's own writes up to the decision
     held, and the bindings landing before ``ahead`` assumed; ``shift`` labels it: −k for k
-    changes by others unseen, +k for k later bindings assumed."""
+    changes by others unseen, +k for k later bindings assumed. ``nominations`` False: of its
+    own writes after the cut, only the bindings are held (the cycle ran before the loop
+    recorded the nominations landing there)."""
 
     seen: int
     ahead: int
     shift: int
+    nominations: bool = True
+
+    def label(self) -> str:
+        """How the summary names the view (``state -2``; ``state -2, before a nomination``)."""
+        return f"state {self.shift:+d}" + ("" if self.nominations else ", before a nomination")
 
 
 def _status(pod: Obj) -> Mapping[str, Any]:
@@ -170,14 +179,19 @@ def cache_change(change: Change) -> bool:
 
 
 def views(
-    log: Sequence[Change], anchor: int, window: int, since: int | None = None
+    log: Sequence[Change],
+    anchor: int,
+    window: int,
+    since: int | None = None,
+    bound: str | None = None,
 ) -> Iterator[View]:
     """The states to try for a decision at ``anchor``: 0, −1, +1, −2, +2, … (module
     docstring). Back: each step leaves one more change by others unseen; those at or after
     ``since`` (the cycle began after it) are free, ``window`` more before it (or before the
     anchor when ``since`` is None). Ahead: up to ``window`` later bindings of pods present at
     the anchor. Neither crosses a change of another kind than Pod (a node added or tainted is
-    no cache lag to allow for)."""
+    no cache lag to allow for). ``bound``: the decision is that pod's binding (last, the cuts
+    before the loop's nominations since the pod's last change)."""
     back: list[int] = []
     budget = window
     for p in range(anchor - 1, -1, -1):
@@ -203,6 +217,20 @@ def views(
             yield View(back[k - 1], anchor + 1, -k)
         if k <= len(ahead):
             yield View(anchor, ahead[k - 1], k)
+    if bound is None:
+        return
+    # A binding lands late (its goroutine waits at the rate limiter), so the cycle that chose
+    # the node may have run before the loop recorded a nomination whose status patch landed
+    # between that cycle and the binding — though not before the pod's own last change (its
+    # creation, or its last failure's patch): cut just before each such nomination, nothing
+    # of the loop's held after it (the bindings it had assumed still are).
+    for p in range(anchor - 1, -1, -1):
+        change = log[p]
+        if change.key == ("Pod", bound) or change.key[0] != "Pod":
+            break
+        if own_write(change) and not binding(change):
+            unseen = sum(1 for q in back if q >= p)
+            yield View(p, anchor + 1, -unseen, nominations=False)
 
 
 def objects_seen(
@@ -213,7 +241,8 @@ def objects_seen(
     anchor before ``view.ahead``, of pods it knew then (it had assumed them); ``pins`` last."""
     objects = history.objects_at(view.seen)
     for change in history.log[view.seen : anchor]:
-        if own_write(change) and change.new is not None:
+        held = view.nominations or binding(change)
+        if held and own_write(change) and change.new is not None:
             objects[change.key] = change.new
     for change in history.log[anchor + 1 : view.ahead]:
         if binding(change) and change.key in objects and change.new is not None:

@@ -330,3 +330,26 @@ def test_a_preemption_is_judged_from_the_preemptors_nomination_on_the_cycles_cac
     # free, and two victims are one too many
     [v] = run([*start, gone_deleted, q_failed, *tail], window=0).summary.violations
     assert (v.kind, v.rule) == ("preemption", "MinimalVictims")
+
+
+def test_a_binding_chosen_before_a_nomination_landed_is_judged_without_it() -> None:
+    """``low`` was assumed on n1 and its binding waited at the rate limiter; meanwhile the loop
+    failed ``high``, nominated n1 (its status patch landed first) and preempted there. In the
+    API server's state before the binding, high's nomination reserves n1's room — but the
+    cycle that chose n1 for ``low`` ran before the loop recorded it. A binding to a node whose
+    room a nomination held all along stays a violation."""
+    low, high = pod("low", cpu="1"), pod("high", cpu="3500m", priority=100)
+    start = added(node("n1"), low, high)
+    nominated = ("Pod", unschedulable(high, nominated="n1"), False)
+    m = run([*start, nominated, ("Pod", bound(low, "n1"), False)], window=4)
+    assert m.summary.violations == []
+    assert m.summary.explained_by_window == {
+        "failure (state +1)": 1,  # high's cycle had low assumed on n1
+        "binding (state +0, before a nomination)": 1,
+    }
+    # the nomination landed before low was even created: no cycle of low's ran without it
+    late = pod("late", cpu="1")
+    stream = [*start, ("Pod", bound(low, "n1"), False), nominated, *added(late),
+              ("Pod", bound(late, "n1"), False)]  # fmt: skip
+    [v] = run(stream, window=4).summary.violations
+    assert (v.pod, v.rule) == ("default/late", "Feasible")
