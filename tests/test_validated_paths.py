@@ -32,7 +32,7 @@ import dataclasses
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, SupportsIndex
 
 import pytest
 import yaml
@@ -71,8 +71,10 @@ class RecordedDict(dict[str, Any]):
 
     Iterating it is not logged: ``dict(x)`` and ``{**x, ...}`` copy an object without reading
     its fields, and what is read of the copy later is logged then (the mappings and lists in it
-    still record; the static check covers scalars read off a copy). A map keyed by data (labels,
-    resources) is validated whole once its own path is."""
+    still record; the static check covers scalars read off a copy). Pickling it fails: the
+    scheduler view keys the records it keeps across clusters by an object's pickle, and an
+    object it cannot pickle is read afresh each time, so every read is seen. A map keyed by
+    data (labels, resources) is validated whole once its own path is."""
 
     __slots__ = ("_at", "_kind", "_log", "_shape")
 
@@ -104,6 +106,9 @@ class RecordedDict(dict[str, Any]):
     def pop(self, key: str, *default: Any) -> Any:
         self._read(key)
         return dict.pop(self, key, *default)
+
+    def __reduce_ex__(self, protocol: SupportsIndex) -> tuple[Any, ...]:
+        raise TypeError("a recorded object is not pickled: what is read of it must be seen")
 
     def __copy__(self) -> RecordedDict:
         return _wrap_dict(dict(dict.items(self)), self._kind, self._at, self._shape, self._log)
@@ -142,6 +147,9 @@ class RecordedList(list[Any]):
     def __contains__(self, item: object) -> bool:
         self._read()
         return list.__contains__(self, item)
+
+    def __reduce_ex__(self, protocol: SupportsIndex) -> tuple[Any, ...]:
+        raise TypeError("a recorded object is not pickled: what is read of it must be seen")
 
     def __copy__(self) -> RecordedList:
         return _wrap_list(list(list.__iter__(self)), self._kind, self._at, self._shape, self._log)

@@ -15,12 +15,22 @@ No spec text reaches the generated source. Names are replaced by generated ident
 (``a3``, ``x7``), literals are written with :func:`repr`, and everything else the code needs (AST
 nodes for error spans, built-in implementations, messages) is a global of the generated module.
 
-Module definitions are memoised per argument tuple until the next :meth:`SourceProgram.bind`, as in
-:class:`.python.Program`. A zero-parameter LET definition is evaluated at most once per evaluation
-of its LET (the closure backend evaluates it at each use; the value is the same, definitions being
-pure, and an error surfaces at the first use either way). A LAMBDA captures the values of the
-variables it uses when it is made; a LET inside a loop gets a function of its own, so the
-definitions it makes keep the bindings of their iteration.
+Module definitions are memoised per argument tuple, as in :class:`.python.Program`, until the
+next :meth:`SourceProgram.bind`; ``bind(…, keep=True)`` forgets only the values of the
+definitions that read (themselves or through the definitions they call) a constant it binds to
+another object than before: a checker's clusters share most pods, so ``Requests(p)`` or
+``TaintsOK(p, n)`` of one cluster is often the next one's. A zero-parameter LET definition is
+evaluated at most once per evaluation of its LET (the closure backend evaluates it at each use;
+the value is the same, definitions being pure, and an error surfaces at the first use either
+way). A LAMBDA captures the values of the variables it uses when it is made; a LET inside a loop
+gets a function of its own, so the definitions it makes keep the bindings of their iteration.
+
+A pure, flat sub-expression (no binder, LET or LAMBDA in it) already computed on every path to a
+point of a function is not computed again there: same shape, spans aside, and its names meaning
+the same locals, definitions or constants (``p.spec.schedulerName``, ``Profiles``, a definition
+compiled in place with the same arguments). What an IF or CASE arm, a short-circuited operand or
+a loop body computed is forgotten when that block ends. Reusing a value that was computed
+without error changes no value and no error: the second evaluation would have given the same.
 
 Should a definition not compile (an expression nested past Python's limits), that one definition
 runs on the closure backend; :attr:`SourceProgram.fallbacks` names them.
@@ -28,6 +38,7 @@ runs on the closure backend; :attr:`SourceProgram.fallbacks` names them.
 
 from __future__ import annotations
 
+import keyword
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, is_dataclass
@@ -40,7 +51,7 @@ from schedspec.spec.compile import python as P
 from schedspec.spec.errors import EvalError
 from schedspec.spec.values import Closure, Fcn, Value
 
-__all__ = ["SourceProgram", "compile_source"]
+__all__ = ["RECURSED", "SourceProgram", "compile_source"]
 
 _MISS = P._MISSING
 
@@ -102,9 +113,25 @@ class _Fn:
         self.depth = 1  # indentation of the next line, in levels
         self.loops = 0  # enclosing `for` statements of this function at the current line
         self.free: dict[str, None] = {}  # outer locals used, in first-use order
+        # pure expressions computed on every path to the current line: key → the local holding
+        # the value; each block (indentation level) lists the keys it added, forgotten when it
+        # closes, so a value computed in an IF arm or a short-circuited operand is not reused
+        # after it
+        self.known: dict[_Key, str] = {}
+        self.added: list[list[_Key]] = [[]]
 
     def emit(self, line: str) -> None:
         self.lines.append("    " * self.depth + line)
+
+    def open_block(self) -> None:
+        self.depth += 1
+        self.added.append([])
+
+    def close_blocks(self, n: int) -> None:
+        self.depth -= n
+        for _ in range(n):
+            for key in self.added.pop():
+                del self.known[key]
 
 
 @dataclass(frozen=True)
@@ -136,6 +163,93 @@ class _Scope:
         return _Scope({**self.variables, **names}, self.lets)
 
 
+_Key = tuple[int, tuple[tuple[str, str], ...]]
+
+
+def _meaning(name: str, scope: _Scope) -> tuple[str, str]:
+    """What ``name`` stands for in ``scope``: a local (its Python name), a LET definition, or a
+    module definition, constant or built-in (the same throughout)."""
+    var = scope.variables.get(name)
+    if var is not None:
+        return "v", var.py
+    let = scope.lets.get(name)
+    if let is not None:
+        return "l", let.local or let.fn
+    return "g", name
+
+
+_Shape = tuple[int, tuple[str, ...], bool]
+_LITERALS = (A.Num, A.Str, A.Bool)
+
+
+class _Shapes:
+    """Each pure, flat expression's shape (spans left out) as a small integer, the names it reads
+    in order, and whether its value is worth keeping: two nodes of one shape whose names mean the
+    same things compute the same value, or raise, both. Flat: no binder, LET or LAMBDA in it (a
+    bound variable is a Python local that changes as the loop runs)."""
+
+    def __init__(self) -> None:
+        self._ids: dict[tuple[object, ...], int] = {}
+        self._of: dict[int, tuple[A.Expr, _Shape | None]] = {}  # id(node) → (node, shape)
+
+    def of(self, node: A.Expr) -> _Shape | None:
+        hit = self._of.get(id(node))
+        if hit is not None:
+            return hit[1]
+        shape = self._shape(node)
+        self._of[id(node)] = (node, shape)  # the node kept alive, so its id is not reused
+        return shape
+
+    def _all(self, nodes: tuple[A.Expr, ...]) -> list[_Shape] | None:
+        shapes = [self.of(n) for n in nodes]
+        return None if any(s is None for s in shapes) else shapes  # type: ignore[return-value]
+
+    def _shape(self, node: A.Expr) -> _Shape | None:
+        kind = type(node)
+        if isinstance(node, _LITERALS):
+            return self._intern((kind, type(node.value), node.value)), (), False
+        if isinstance(node, A.Name):
+            return self._intern((kind,)), (node.name,), True
+        parts: tuple[object, ...]
+        if isinstance(node, A.Apply):
+            items, parts = node.args, ()
+        elif isinstance(node, A.Index):
+            items, parts = (node.fn, *node.args), ()
+        elif isinstance(node, A.TupleLit | A.SetEnum):
+            items, parts = node.items, ()
+        elif isinstance(node, A.Junction):
+            items, parts = node.items, (node.op,)
+        elif isinstance(node, A.Field):
+            items, parts = (node.record,), (node.name,)
+        elif isinstance(node, A.Unary):
+            items, parts = (node.operand,), (node.op,)
+        elif isinstance(node, A.Binary):
+            items, parts = (node.left, node.right), (node.op,)
+        elif isinstance(node, A.If):
+            items, parts = (node.cond, node.then, node.else_), ()
+        elif isinstance(node, A.Case):
+            arms = tuple(e for arm in node.arms for e in (arm.guard, arm.body))
+            items = arms if node.other is None else (*arms, node.other)
+            parts = (node.other is None,)
+        elif isinstance(node, A.RecordLit):
+            items, parts = tuple(v for _, v in node.fields), tuple(k for k, _ in node.fields)
+        else:
+            return None
+        shapes = self._all(items)
+        if shapes is None:
+            return None
+        names = tuple(n for s in shapes for n in s[1])
+        if isinstance(node, A.Apply):
+            names = (node.name, *names)
+        # a set of literals is built once, a global
+        keep = not isinstance(node, A.SetEnum) or not all(isinstance(i, _LITERALS) for i in items)
+        sid = self._intern((kind, len(items), *parts, *(s[0] for s in shapes)))
+        return sid, names, keep
+
+    def _intern(self, shape: tuple[object, ...]) -> int:
+        return self._ids.setdefault(shape, len(self._ids))
+
+
 _INT_OPS = {
     A.BinOp.LT: "<",
     A.BinOp.LE: "<=",
@@ -156,13 +270,18 @@ class _Generator:
         ns: dict[str, Any],
         defs: Mapping[str, tuple[str, A.Definition]],
         inline: frozenset[str] = frozenset(),
+        shapes: _Shapes | None = None,
     ) -> None:
         self.ns = ns
         self.defs = defs  # module definition name → (function name, definition)
         self.inline = inline  # definitions compiled in place at each call
+        self.shapes = shapes if shapes is not None else _Shapes()
         self.fn = _Fn(None)
         self._counter = 0
         self._consts: dict[int, str] = {}
+        # what the definition's value may depend on besides its arguments
+        self.constants_read: set[str] = set()  # free constants (``CONSTS``)
+        self.calls: set[str] = set()  # module definitions called (not compiled in place)
 
     # -- names ------------------------------------------------------------------------------------
     def fresh(self, prefix: str) -> str:
@@ -195,10 +314,10 @@ class _Generator:
         return t
 
     def indent(self) -> None:
-        self.fn.depth += 1
+        self.fn.open_block()
 
     def dedent(self, n: int = 1) -> None:
-        self.fn.depth -= n
+        self.fn.close_blocks(n)
 
     # -- definitions ------------------------------------------------------------------------------
     def module_definition(self, py: str, memo: str, d: A.Definition) -> str:
@@ -222,7 +341,35 @@ class _Generator:
         handler = _HANDLERS.get(type(node))
         if handler is None:
             raise P.UnsupportedNode(f"no source handler for {type(node).__name__}")
-        return handler(self, node, scope)
+        key = self.key(node, scope)
+        if key is None:
+            return handler(self, node, scope)
+        known = self.fn.known.get(key)
+        if known is not None:
+            return known
+        value = handler(self, node, scope)
+        self.remember(key, value)
+        return value
+
+    # -- common sub-expressions -------------------------------------------------------------------
+    def key(self, node: A.Expr, scope: _Scope) -> _Key | None:
+        """What ``node`` computes in ``scope``, for reuse: its shape and what each name in it
+        means here; None for a node not worth keeping or not pure and flat (a literal, a bound
+        variable, anything with a binder, LET or LAMBDA)."""
+        shape = self.shapes.of(node)
+        if shape is None or not shape[2]:
+            return None
+        if isinstance(node, A.Name) and node.name in scope.variables:
+            return None  # a local already
+        return shape[0], tuple(_meaning(name, scope) for name in shape[1])
+
+    def remember(self, key: _Key, value: str) -> None:
+        """``value`` (a local of this function, assigned by now on every path that gets here)
+        holds ``key`` until the current block closes."""
+        if not value.isidentifier() or keyword.iskeyword(value):
+            return  # a literal, or None after code that always raises
+        self.fn.known[key] = value
+        self.fn.added[-1].append(key)
 
     def fail(self, message: str, node: A.Expr) -> str:
         self.emit(f"_raise({message!r}, {self.const(node.span)})")
@@ -287,6 +434,7 @@ def _name(g: _Generator, node: A.Name, scope: _Scope) -> str:
         return _call_def(g, name, (), node, scope)
     if name in CONSTANTS:
         return g.const(CONSTANTS[name])
+    g.constants_read.add(name)
     t = g.tmp(f"CONSTS.get({name!r}, MISS)")
     g.emit(f"if {t} is MISS:")
     message = "free variable '" + name + "' is not bound"
@@ -317,6 +465,7 @@ def _call_def(
         # the call and the memo key (which cost more than such a body)
         params = {p.name: _Var(v, g.fn) for p, v in zip(d.params, values, strict=True)}
         return g.expr(d.body, _Scope(params))
+    g.calls.add(name)
     return g.tmp(f"{py}({', '.join(values)})")
 
 
@@ -412,11 +561,26 @@ def _field(g: _Generator, node: A.Field, scope: _Scope) -> str:
     chain: list[A.Field] = [node]
     while isinstance(chain[-1].record, A.Field):
         chain.append(chain[-1].record)
-    r = g.expr(chain[-1].record, scope)
-    for step in reversed(chain):
+    # ``r.a.b.c``: from the longest of ``r.a.b``, ``r.a`` already computed (``node`` itself was
+    # looked up by ``expr``), each step kept for the next chain sharing it
+    keys = [g.key(step, scope) for step in chain]
+    r = None
+    for i in range(1, len(chain)):
+        key = keys[i]
+        r = g.fn.known.get(key) if key is not None else None
+        if r is not None:
+            chain = chain[:i]
+            break
+    if r is None:
+        r = g.expr(chain[-1].record, scope)
+    for i in range(len(chain) - 1, -1, -1):
+        step = chain[i]
         t = g.tmp(f"{r}.get({step.name!r}, MISS) if {r}.__class__ is Fcn else MISS")
         g.emit(f"if {t} is MISS:")
         g.emit(f"    _field_error({r}, {step.name!r}, {g.const(step)})")
+        key = keys[i]
+        if i > 0 and key is not None:
+            g.remember(key, t)
         r = t
     return r
 
@@ -883,6 +1047,27 @@ def inline_set(module: A.Module) -> frozenset[str]:
 # ---- the program --------------------------------------------------------------------------------
 
 
+RECURSED = "evaluation recursed too deeply (recursive definition?)"
+_KEPT = 256  # memoised values a definition keeps across binds that leave its constants alone
+_ANY = "*"  # read by a definition on the closure backend: any constant, changed at every bind
+
+
+def _constants_reached(
+    reads: Mapping[int, set[str]], calls: Mapping[int, set[int]]
+) -> dict[int, frozenset[str]]:
+    """Per definition, the constants it reads or a definition it calls reads, directly or not."""
+    out = {i: set(r) for i, r in reads.items()}
+    grew = True
+    while grew:
+        grew = False
+        for i, callees in calls.items():
+            for j in callees:
+                if not out[j] <= out[i]:
+                    out[i] |= out[j]
+                    grew = True
+    return {i: frozenset(r) for i, r in out.items()}
+
+
 class SourceProgram:
     """A module compiled to Python source: :meth:`bind`, :meth:`call`, :meth:`has` and
     :meth:`definition` as :class:`.python.Program` has them (no closures by node: explaining
@@ -899,13 +1084,17 @@ class SourceProgram:
         self._closures: P.Program | None = None
         names = {d.name: (f"d{i}", d) for i, d in enumerate(module.definitions)}
         self.inlined = inline_set(module)
+        shapes = _Shapes()  # inlined bodies are shared between definitions
         self._fns: dict[str, tuple[Any, int]] = {}
+        reads: dict[int, set[str]] = {}  # the constants each definition reads itself
+        calls: dict[int, set[int]] = {}
         for i, d in enumerate(module.definitions):
             py, memo = f"d{i}", f"m{i}"
             self._ns[memo] = {}
             self._memos.append(self._ns[memo])
             try:
-                text = _Generator(self._ns, names, self.inlined).module_definition(py, memo, d)
+                gen = _Generator(self._ns, names, self.inlined, shapes)
+                text = gen.module_definition(py, memo, d)
                 with warnings.catch_warnings():
                     # ``(1) is True``: a literal where a value is checked to be a boolean
                     # (``~1``) is deliberate, and its answer (no) is the one meant
@@ -914,11 +1103,26 @@ class SourceProgram:
             except (P.UnsupportedNode, SyntaxError, RecursionError, MemoryError) as err:
                 self.fallbacks[d.name] = f"{type(err).__name__}: {err}"
                 self._ns[py] = self._fallback(d.name)
+                reads[i] = {_ANY}
                 continue
             self.sources[d.name] = text
             exec(code, self._ns)  # generated from the AST: no spec text in it
+            reads[i] = gen.constants_read
+            calls[i] = {int(names[n][0][1:]) for n in gen.calls}
         for name, (py, d) in names.items():
             self._fns[name] = (self._ns[py], len(d.params))
+        reached = _constants_reached(reads, calls)
+        self.reads = {d.name: reached[i] for i, d in enumerate(module.definitions)}
+        """Per definition, the free constants its value may depend on besides its arguments."""
+        # With ``bind(…, keep=True)`` a definition keeps its memo from one binding to the next
+        # while the constants it reads are bound to the same objects (a checker's clusters share
+        # most pods, and the scheduler view gives an unchanged constant its old object): ``bind``
+        # empties the others, and a kept memo once it has grown past ``_KEPT``.
+        groups: dict[frozenset[str], list[dict[Any, Value]]] = {}
+        for i, table in enumerate(self._memos):
+            groups.setdefault(reached[i], []).append(table)
+        self._groups = list(groups.items())
+        self._read = frozenset().union(*groups) - {_ANY}
 
     def _fallback(self, name: str) -> Any:
         if self._closures is None:
@@ -926,14 +1130,35 @@ class SourceProgram:
         invoke = self._closures._targets[name].invoke
         return lambda *args: invoke(args)
 
-    def bind(self, constants: Mapping[str, Value]) -> SourceProgram:
-        """Set the free constants a view provides; forgets every memoised value."""
+    def bind(self, constants: Mapping[str, Value], *, keep: bool = False) -> SourceProgram:
+        """Set the free constants a view provides; forgets every memoised value, or with
+        ``keep`` only those that may depend on a constant bound to another object than before
+        (:attr:`reads`). Keeping pays for a view that gives an equal value of the next cluster
+        the same object, as the scheduler view does: a memo's lookups then stop at identity,
+        where an equal copy would be compared field by field."""
+        old = self.constants
+        changed = {_ANY} | {
+            n for n in self._read if constants.get(n, _MISS) is not old.get(n, _MISS)
+        }
         self.constants.clear()
         self.constants.update(constants)
-        for memo in self._memos:
-            memo.clear()
+        for read, memos in self._groups:
+            if keep and changed.isdisjoint(read):
+                for memo in memos:
+                    if len(memo) > _KEPT:
+                        memo.clear()
+            else:
+                for memo in memos:
+                    memo.clear()
         if self._closures is not None:
             self._closures.bind(constants)
+        return self
+
+    def forget(self) -> SourceProgram:
+        """Forget every memoised value (``bind`` keeps those of definitions whose constants
+        stayed the same objects)."""
+        for memo in self._memos:
+            memo.clear()
         return self
 
     def has(self, name: str) -> bool:
@@ -952,9 +1177,13 @@ class SourceProgram:
             return fn(*args)
         except RecursionError:
             d = self._definitions[name]
-            raise EvalError(
-                "evaluation recursed too deeply (recursive definition?)", d.span
-            ) from None
+            raise EvalError(RECURSED, d.span) from None
+
+    def function(self, name: str) -> tuple[Callable[..., Value], int]:
+        """The function :meth:`call` runs for ``name``, and how many arguments it takes: a caller
+        that calls it many times checks the count once, and turns a ``RecursionError`` into
+        the error :data:`RECURSED` says as ``call`` does."""
+        return self._fns[name]
 
 
 def compile_source(module: A.Module, constants: Mapping[str, Value] | None = None) -> SourceProgram:

@@ -27,6 +27,9 @@ class RecordBuilder:
         self._seen: dict[Any, Any] = {}
         self._quantities: dict[tuple[str, Any], tuple[str, int]] = {}
 
+    def __len__(self) -> int:
+        return len(self._seen)
+
     def intern(self, v: _V) -> _V:
         # Children are interned first, so equality checks on a hit stop at identical children.
         seen: _V = self._seen.setdefault(v, v)

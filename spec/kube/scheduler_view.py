@@ -77,11 +77,12 @@ Out of the view, declared: volumes and resource claims (volume plugins and DRA a
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import pickle
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeVar
 
 from schedspec.cluster import SELECTING_KINDS, Cluster, milli_value, object_key, value
 from schedspec.errors import ManifestError
@@ -102,6 +103,7 @@ __all__ = [
 ]
 
 _Obj = Mapping[str, Any]
+_V = TypeVar("_V", Fcn, frozenset[Any])
 
 NOW = 2**62
 """``Now``: later than any real start time."""
@@ -186,7 +188,23 @@ def node_record(node: _Obj) -> Fcn:
 
 def scheduler_view(cluster: Cluster) -> SchedulerWorld:
     """Show ``cluster`` in the API's shape (see the module docstring). Linear in its size."""
-    return scheduler_world(cluster, _Builder())
+    return scheduler_world(cluster, _shared())
+
+
+# One builder for every cluster shown, so that equal values of successive clusters are one
+# object: a campaign's clusters share most of their pods and nodes (three in four at 10 × 10),
+# and often their configuration, Services and controllers. A spec then keeps the memos of the
+# definitions whose constants are bound to the same objects as before (``View.shares_values``,
+# ``SourceProgram.bind``), and finds a pod or node of an earlier cluster there by identity. A new
+# builder once it holds ``_SHARED_LIMIT`` values.
+_SHARED: list[_SharedBuilder] = []
+_SHARED_LIMIT = 20_000
+
+
+def _shared() -> _SharedBuilder:
+    if not _SHARED or len(_SHARED[0]) > _SHARED_LIMIT:
+        _SHARED[:] = [_SharedBuilder()]
+    return _SHARED[0]
 
 
 def scheduler_world(
@@ -195,8 +213,8 @@ def scheduler_world(
     """:func:`scheduler_view` with the records ``build`` makes (a view that adds fields).
     ``configured``: ``Profiles`` from the cluster's KubeSchedulerConfiguration, else the default
     profile (the cluster autoscaler builds its framework from the default configuration)."""
-    pods = {object_key(p): build.pod(p) for p in cluster.pods}
-    nodes = {n["metadata"]["name"]: build.node(n) for n in cluster.nodes}
+    pods = {object_key(p): build.pod_of(p) for p in cluster.pods}
+    nodes = {n["metadata"]["name"]: build.node_of(n) for n in cluster.nodes}
     on: dict[str, set[Fcn]] = {name: set() for name in nodes}
     for pod in pods.values():
         if pod["spec"]["nodeName"]:
@@ -206,16 +224,16 @@ def scheduler_world(
         "Nodes": frozenset(nodes.values()),
         "PodsOn": Fcn({name: frozenset(ps) for name, ps in on.items()}),
         "NamespaceLabels": _namespace_labels(cluster, build),
-        "PDBs": frozenset(build.pdb(d) for d in cluster.pdbs),
-        "Services": frozenset(build.service(d) for d in cluster.of_kind("Service")),
-        "Controllers": frozenset(
-            build.controller(d) for kind in CONTROLLER_KINDS for d in cluster.of_kind(kind)
+        "PDBs": build.shared(frozenset(build.pdb(d) for d in cluster.pdbs)),
+        "Services": build.shared(frozenset(build.service(d) for d in cluster.of_kind("Service"))),
+        "Controllers": build.shared(
+            frozenset(
+                build.controller(d) for kind in CONTROLLER_KINDS for d in cluster.of_kind(kind)
+            )
         ),
         "Now": NOW,
     }
-    configured_profiles = profiles(
-        cluster.scheduler_config if configured else None, build.node_affinity
-    )
+    configured_profiles = build.profiles_of(cluster.scheduler_config if configured else None)
     constants["Profiles"] = configured_profiles
     names = set(configured_profiles) if configured else None
     return SchedulerWorld(
@@ -232,7 +250,7 @@ def scheduler_world(
     )
 
 
-def _namespace_labels(cluster: Cluster, build: RecordBuilder) -> Fcn:
+def _namespace_labels(cluster: Cluster, build: _Builder) -> Fcn:
     labels: dict[str, dict[str, str]] = {}
     for ns in cluster.namespaces:
         name = ns["metadata"]["name"]
@@ -240,7 +258,7 @@ def _namespace_labels(cluster: Cluster, build: RecordBuilder) -> Fcn:
     for pod in cluster.pods:
         name = pod["metadata"].get("namespace", "default")
         labels.setdefault(name, {_NS_NAME_LABEL: name})
-    return Fcn({name: build.map(ls) for name, ls in labels.items()})
+    return build.shared(Fcn({name: build.map(ls) for name, ls in labels.items()}))
 
 
 def group_version(api_version: str) -> str:
@@ -282,6 +300,21 @@ def _container_statuses(status: _Obj) -> dict[str, _Obj]:
 
 class _Builder(RecordBuilder):
     __slots__ = ()
+
+    # A world's pods, nodes and ``Profiles``, and the constants ``shared`` is given: as made,
+    # or, from the builder clusters share, as an earlier cluster had them.
+    def pod_of(self, p: _Obj) -> Fcn:
+        return self.pod(p)
+
+    def node_of(self, n: _Obj) -> Fcn:
+        return self.node(n)
+
+    def profiles_of(self, config: _Obj | None) -> Fcn:
+        """``Profiles`` from a KubeSchedulerConfiguration (the default one for None)."""
+        return profiles(config, self.node_affinity)
+
+    def shared(self, v: _V) -> _V:
+        return v
 
     def resources(self, quantities: Mapping[str, Any] | None) -> Fcn:
         return self.intern(Fcn(self.converted(quantities or {}, _resource)))
@@ -545,3 +578,42 @@ class _Builder(RecordBuilder):
                 disruptedPods=self.set((status.get("disruptedPods") or {}).keys()),
             ),
         )
+
+
+class _SharedBuilder(_Builder):
+    """The builder clusters share (``_shared``): the record of a pod, a node or a configuration's
+    ``Profiles`` is made once per object, found again by the object's pickle (which tells ``1``
+    from ``True`` and ``"1"``, unlike equality), so one seen in an earlier cluster costs its
+    pickling."""
+
+    __slots__ = ("_made",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._made: dict[tuple[str, bytes], Fcn] = {}
+
+    def __len__(self) -> int:
+        return super().__len__() + len(self._made)
+
+    def _record(self, kind: str, obj: _Obj | None, make: Callable[[Any], Fcn]) -> Fcn:
+        try:
+            key = kind, pickle.dumps(obj, pickle.HIGHEST_PROTOCOL)
+        except Exception:  # not plain data: made each time
+            return make(obj)
+        made = self._made.get(key)
+        if made is None:
+            made = self._made[key] = make(obj)
+        return made
+
+    def pod_of(self, p: _Obj) -> Fcn:
+        return self._record("Pod", p, lambda p: self.intern(self.pod(p)))
+
+    def node_of(self, n: _Obj) -> Fcn:
+        return self._record("Node", n, lambda n: self.intern(self.node(n)))
+
+    def profiles_of(self, config: _Obj | None) -> Fcn:
+        made = super().profiles_of
+        return self._record("Profiles", config, lambda c: self.intern(made(c)))
+
+    def shared(self, v: _V) -> _V:
+        return self.intern(v)

@@ -47,6 +47,8 @@ class View:
     score: str | None
     doc: str
     scores_feasible_only: bool = False  # scores are normalised over the feasible nodes
+    # an equal value of successive clusters is one object (``SourceProgram.bind``'s ``keep``)
+    shares_values: bool = False
 
 
 _ROLES = {
@@ -72,6 +74,7 @@ VIEWS: dict[str, View] = {
         score="Viability",
         doc="docs/scheduler-view.md",
         scores_feasible_only=True,
+        shares_values=True,
     ),
     "autoscaler": View(
         name="autoscaler",

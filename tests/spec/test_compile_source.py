@@ -36,7 +36,7 @@ from schedspec.spec.errors import EvalError
 from schedspec.spec.kube.views import bind_arguments
 from schedspec.spec.load import LoadedSpec, load_spec
 from schedspec.spec.parse import parse
-from schedspec.spec.values import Value, render
+from schedspec.spec.values import Value, record, render
 
 
 def run(source: str, name: str = "F", *args: Value) -> Value:
@@ -249,3 +249,47 @@ def test_a_literal_checked_to_be_a_boolean_compiles_without_warnings() -> None:
     assert [str(w.message) for w in caught] == []
     assert program.fallbacks == {}
     assert outcome(program, "F")[0] == outcome(program, "G")[0] == "error"
+
+
+# -- values reused, within a definition and from one binding to the next --------------------------
+
+
+def test_a_pure_expression_computed_on_every_path_is_computed_once() -> None:
+    program = compile_source(parse("F(p) == p.spec.x + p.spec.x * K + K", "t.tla"), {"K": 2})
+    text = program.sources["F"]
+    assert text.count(".get('spec'") == 1
+    assert text.count("CONSTS.get('K'") == 1
+    assert program.call("F", record(spec=record(x=3))) == 3 + 3 * 2 + 2
+
+
+@pytest.mark.parametrize("arg", [True, False])
+def test_a_value_computed_in_one_branch_is_computed_again_after_it(arg: bool) -> None:
+    """``R.a`` computed in an IF or CASE arm, or in an operand a junction may skip, is not reused
+    after it: where the first evaluation did not run, the second raises, at its own span."""
+    module = parse(
+        "R == [b |-> 1]\n"
+        "F(c) == (IF c THEN R.a ELSE 0) + R.a\n"
+        "G(c) == (c /\\ R.a = 1) \\/ R.a = 2\n"
+        "H(c) == CASE c -> R.a [] OTHER -> R.b + R.a\n"
+        "J(c) == \\A x \\in IF c THEN {} ELSE {1} : R.b = x\n",
+        "t.tla",
+    )
+    same_outcomes(module, [(name, (arg,)) for name in "FGHJ"])
+
+
+def test_bind_forgets_the_values_of_definitions_whose_constants_changed() -> None:
+    program = compile_source(
+        parse("F(x) == x + K\nG(x) == F(x) * 2\nH(x) == x * 3\nI(x) == H(x) + L", "t.tla"),
+        {"K": 1, "L": 5},
+    )
+    assert program.reads == {
+        "F": {"K"},
+        "G": {"K"},  # through F
+        "H": frozenset(),
+        "I": {"L"},
+    }
+    assert (program.call("G", 1), program.call("I", 1)) == (4, 8)
+    rebound = program.bind({"K": 10, "L": 5}, keep=True)
+    assert (rebound.call("G", 1), rebound.call("I", 1)) == (22, 8)
+    assert program.bind({"K": 10, "L": 6}, keep=True).call("I", 1) == 9
+    assert program.forget().call("G", 2) == 24
