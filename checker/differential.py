@@ -14,6 +14,7 @@ impl its own typed objects; a misunderstanding in one cannot hide in both.
 
 from __future__ import annotations
 
+import pickle
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -23,6 +24,7 @@ from schedspec.checker import declared as declared_mod
 from schedspec.checker.preemption import dry_run
 from schedspec.checker.seam import SEAM, TEXTBOOK_SEAM, Pair
 from schedspec.cluster import Cluster, object_key
+from schedspec.impl.api.convert import pod_from_dict
 from schedspec.impl.api.types import Pod
 from schedspec.impl.framework.cycle_state import CycleState
 from schedspec.impl.framework.runtime import Framework
@@ -40,6 +42,7 @@ from schedspec.impl.plugins import (
 )
 from schedspec.impl.scheduler import Scheduler
 from schedspec.impl.simulate import build
+from schedspec.spec.compile.source import RECURSED
 from schedspec.spec.errors import EvalError
 from schedspec.spec.kube.views import bind_arguments
 from schedspec.spec.load import LoadedSpec, load_spec
@@ -178,13 +181,28 @@ class SpecState:
     def __init__(self, spec: LoadedSpec, cluster: Cluster) -> None:
         self.spec = spec
         self.world = spec.view.build(cluster)
-        self.program = spec.runner.bind(self.world.constants)
+        self.program = spec.runner.bind(self.world.constants, keep=spec.view.shares_values)
 
     def call(self, name: str, *args: Any) -> Any:
         try:
             return self.program.call(name, *args)
         except EvalError as err:
             return _Raised(err.message)
+
+    def each_node(self, name: str, pod: Fcn, nodes: Iterable[Fcn]) -> list[Any]:
+        """``call(name, pod, n)`` for each of ``nodes``, in turn."""
+        fn, arity = self.program.function(name)
+        if arity != 2:
+            return [self.call(name, pod, n) for n in nodes]
+        out: list[Any] = []
+        for n in nodes:
+            try:
+                out.append(fn(pod, n))
+            except EvalError as err:
+                out.append(_Raised(err.message))
+            except RecursionError:
+                out.append(_Raised(RECURSED))
+        return out
 
     def call_pod_node(self, name: str, pod: Fcn, node: Fcn) -> Any:
         """``name`` with its parameters bound by role (``Pod``/``p``, ``Node``/``n``,
@@ -199,20 +217,52 @@ class SpecState:
 # ------------------------------------------------------------------------------------ impl
 
 
-class ImplState:
-    """``cluster`` loaded into the operational scheduler, synced, nothing scheduled."""
+class PodCache:
+    """impl's ``Pod`` of each Pod object, made once and found again by the object's pickle
+    (which tells ``1`` from ``True``, unlike equality): the clusters a checker loads share most
+    of their pods, and a ``Pod`` is immutable. Emptied past ``limit`` pods."""
 
-    def __init__(self, cluster: Cluster, seed: int = 0) -> None:
-        self.scheduler: Scheduler = build(cluster, seed=seed)
+    def __init__(self, limit: int = 2000) -> None:
+        self.limit = limit
+        self._pods: dict[bytes, Pod] = {}
+
+    def __call__(self, obj: Mapping[str, Any]) -> Pod:
+        try:
+            key = pickle.dumps(obj, pickle.HIGHEST_PROTOCOL)
+        except Exception:  # not plain data
+            return pod_from_dict(obj)
+        pod = self._pods.get(key)
+        if pod is None:
+            if len(self._pods) >= self.limit:
+                self._pods.clear()
+            pod = self._pods[key] = pod_from_dict(obj)
+        return pod
+
+
+class ImplState:
+    """``cluster`` loaded into the operational scheduler, synced, nothing scheduled; ``pods``
+    converts its Pod objects (``pod_from_dict`` unless given)."""
+
+    def __init__(self, cluster: Cluster, seed: int = 0, pods: PodCache | None = None) -> None:
+        self.scheduler: Scheduler = build(cluster, seed=seed, convert_pod=pods)
         self.scheduler.sync()
         self.nodes: Sequence[NodeInfo] = self.scheduler.snapshot.list()
         self.by_name = {ni.name: ni for ni in self.nodes}
         self.pending = {p.key: p for p in self.scheduler.pending_pods()}
         self.namespaces = dict(self.scheduler.handle.namespaces())
         self._prepared: dict[tuple[object, str], Callable[[NodeInfo], bool]] = {}
+        self._bare: dict[str, NodeInfo] = {}
 
     def framework(self, pod: Pod) -> Framework | None:
         return self.scheduler.profiles.get(pod.scheduler_name)
+
+    def bare(self, ni: NodeInfo) -> NodeInfo:
+        """A NodeInfo of ``ni``'s node alone (no pods), made once per node: what a Filter that
+        reads only the node is given (no plugin writes to it)."""
+        bare = self._bare.get(ni.name)
+        if bare is None:
+            bare = self._bare[ni.name] = NodeInfo(_node_of(ni))
+        return bare
 
     def prepared(
         self, make: Callable[[ImplState, Pod], Callable[[NodeInfo], bool]], pod: Pod
@@ -226,16 +276,17 @@ class ImplState:
         return fits
 
 
-def _filters() -> dict[str, Callable[[ImplState, Pod, NodeInfo], bool]]:
-    def node_of(ni: NodeInfo) -> Any:
-        assert ni.node is not None
-        return ni.node
+def _node_of(ni: NodeInfo) -> Any:
+    assert ni.node is not None
+    return ni.node
 
+
+def _filters() -> dict[str, Callable[[ImplState, Pod, NodeInfo], bool]]:
     return {
-        "NodeUnschedulableOK": lambda s, p, ni: node_unschedulable.fits(p, node_of(ni)),
-        "NodeNameOK": lambda s, p, ni: node_name.fits(p, node_of(ni)),
-        "TaintsOK": lambda s, p, ni: taint_toleration.fits(p, node_of(ni)),
-        "NodeAffinityOK": lambda s, p, ni: _node_affinity_fits(s, p, node_of(ni)),
+        "NodeUnschedulableOK": lambda s, p, ni: node_unschedulable.fits(p, _node_of(ni)),
+        "NodeNameOK": lambda s, p, ni: node_name.fits(p, _node_of(ni)),
+        "TaintsOK": lambda s, p, ni: taint_toleration.fits(p, _node_of(ni)),
+        "NodeAffinityOK": lambda s, p, ni: _node_affinity_fits(s, p, _node_of(ni)),
         "PortsOK": lambda s, p, ni: node_ports.fits(p, ni),
         "FitOK": lambda s, p, ni: node_resources_fit.fits(p, ni, *_fit_args(s, p)),
         "SpreadOK": lambda s, p, ni: s.prepared(_spread_on, p)(ni),
@@ -275,6 +326,38 @@ def _inter_pod_affinity_on(s: ImplState, pod: Pod) -> Callable[[NodeInfo], bool]
 
 
 _FILTERS = _filters()
+
+# What a row's filter reads of the pod alone, made once for all nodes: each returns the row's
+# verdict per node (the same function as ``_FILTERS``' row, less its per-call preparation).
+_PER_POD: dict[str, Callable[[ImplState, Pod], Callable[[NodeInfo], bool]]] = {
+    "FitOK": lambda s, p: node_resources_fit.fits_on(p, *_fit_args(s, p)),
+    "NodeAffinityOK": lambda s, p: _node_affinity_on(s, p),
+    "SpreadOK": lambda s, p: s.prepared(_spread_on, p),
+    "InterPodAffinityOK": lambda s, p: s.prepared(_inter_pod_affinity_on, p),
+}
+
+
+def _filter_for(row: str, s: ImplState, pod: Pod) -> Callable[[ImplState, Pod, NodeInfo], bool]:
+    """``_FILTERS[row]`` for ``pod``'s nodes, prepared once for them; when preparing raises, the
+    row's own function, which raises on every node as before."""
+    make = _PER_POD.get(row)
+    if make is None:
+        return _FILTERS[row]
+    try:
+        fits = make(s, pod)
+    except Exception:
+        return _FILTERS[row]
+    return lambda s, p, ni: fits(ni)
+
+
+def _node_affinity_on(s: ImplState, pod: Pod) -> Callable[[NodeInfo], bool]:
+    """``_node_affinity_fits`` on each node in turn, the plugin and the pod's affinity once."""
+    fwk = s.framework(pod)
+    plugin = fwk.plugins.get("NodeAffinity") if fwk is not None else None
+    if isinstance(plugin, node_affinity.NodeAffinity):
+        fits = plugin.fits_on(pod)
+        return lambda ni: fits(s.bare(ni))
+    return lambda ni: node_affinity.fits(pod, _node_of(ni))
 
 
 @dataclass
@@ -404,6 +487,8 @@ class Checker:
         self.oracle = oracle
         self.answers = _pod_answers(oracle)
         self.rows = [row for row in SEAM if row.point != "decision"]
+        # impl's Pods, kept from one cluster to the next (None: each cluster converts its own)
+        self.pods: PodCache | None = PodCache()
         self.by_name = {row.spec: row for row in self.rows}
         # the seed spec, judged against the real scheduler's answers only (it is known wrong)
         self.also_textbook: LoadedSpec | None = None
@@ -442,7 +527,7 @@ class _ClusterRun:
         self.out = ClusterCheck()
         self.context = declared_mod.Context(cluster)
         self.s = SpecState(checker.spec, cluster)
-        self.i = ImplState(cluster)
+        self.i = ImplState(cluster, pods=checker.pods)
         self.t: SpecState | None = None
         if checker.also_textbook is not None:
             self.t = SpecState(checker.also_textbook, cluster)
@@ -612,21 +697,23 @@ class _ClusterRun:
         for row in self.checker.rows:
             # a plugin the profile does not build has no arguments to judge it with
             if row.point == "filter" and row.plugin in fwk.plugins:
-                impl_fn = _FILTERS[row.spec]
-                for name, n in nodes.items():
+                impl_fn = _filter_for(row.spec, i, pod)
+                spec_values = s.each_node(row.spec, p, nodes.values())
+                for name, spec_value in zip(nodes, spec_values, strict=True):
                     impl_value = _guard(impl_fn, i, pod, i.by_name[name])
-                    self.compare(row.spec, key, name, s.call(row.spec, p, n), impl_value)
+                    self.compare(row.spec, key, name, spec_value, impl_value)
         run = _guard_run(fwk, i, pod)
         if isinstance(run, _Raised):
             self.compare("Feasible", key, None, "answered", run)
             return
         spec_feasible = set()
-        for name, n in nodes.items():
+        feasibles = s.each_node("Feasible", p, nodes.values())
+        statuses = s.each_node("NodeStatus", p, nodes.values())
+        for name, feasible, status in zip(nodes, feasibles, statuses, strict=True):
             code = run.codes[name]
-            feasible = s.call("Feasible", p, n)
             if feasible is True:
                 spec_feasible.add(name)
-            self.compare("NodeStatus", key, name, s.call("NodeStatus", p, n), code)
+            self.compare("NodeStatus", key, name, status, code)
             self.compare("Feasible", key, name, feasible, code == "Success")
         real_feasible = _NA if self.asked is None else bool(self.asked.feasible)
         self.compare(
@@ -661,8 +748,9 @@ class _ClusterRun:
         if impl is None:
             return  # a profile without DefaultPreemption
         self.compare("EligibleToPreempt", key, None, s.call("EligibleToPreempt", p), impl.eligible)
-        for name, n in s.world.nodes.items():
-            candidate = s.call("PreemptionCandidate", p, n)
+        nodes = s.world.nodes
+        candidates = s.each_node("PreemptionCandidate", p, nodes.values())
+        for (name, n), candidate in zip(nodes.items(), candidates, strict=True):
             self.compare("PreemptionCandidate", key, name, candidate, name in impl.candidates)
             if candidate is True and name in impl.candidates:
                 victims, violations = impl.candidates[name]
@@ -681,15 +769,18 @@ class _ClusterRun:
         spec_best: object,
     ) -> None:
         s, nodes = self.s, self.s.world.nodes
+        feasible = [nodes[name] for name in feasible_names]
         for row in self.checker.rows:
             if row.point == "score" and row.plugin in run.plugin_scores:
                 # a plugin the profile does not score with has nothing to compare
                 got = run.plugin_scores[row.plugin]
+                spec_values = s.each_node(row.spec, p, feasible)
                 for idx, name in enumerate(feasible_names):
                     impl_value = got if isinstance(got, _Raised) else got[idx]
-                    self.compare(row.spec, key, name, s.call(row.spec, p, nodes[name]), impl_value)
-        for name, total in zip(feasible_names, totals, strict=True):
-            self.compare("Viability", key, name, s.call("Viability", p, nodes[name]), total)
+                    self.compare(row.spec, key, name, spec_values[idx], impl_value)
+        viabilities = s.each_node("Viability", p, feasible)
+        for name, total, viability in zip(feasible_names, totals, viabilities, strict=True):
+            self.compare("Viability", key, name, viability, total)
         self.compare("Best", key, None, spec_best, _best(run, feasible_names))
 
 

@@ -129,9 +129,13 @@ class Scheduler:
         *,
         queueing_hints: bool = True,
         tracer: Tracer | None = None,
+        convert_pod: Callable[[Mapping[str, Any]], Pod] | None = None,
     ) -> None:
         self.apiserver, self.loop = apiserver, loop
         self.tracer = tracer
+        # how the informers turn a Pod object into a ``Pod``: ``pod_from_dict``, or one that
+        # keeps what it made (a checker loads clusters that share most pods; a Pod is immutable)
+        self._convert_pod = convert_pod if convert_pod is not None else pod_from_dict
         cfg = config if isinstance(config, SchedulerConfig) else parse_config(config)
         self.config = cfg
         self.rng = random.Random(seed)
@@ -265,7 +269,7 @@ class Scheduler:
         node = obj["spec"].get("nodeName") or ""
         if known is not None and known.node_name == node and self.cache.is_assumed(known):
             return known  # the bind we made: the object only gained spec.nodeName
-        pod = pod_from_dict(obj)
+        pod = self._convert_pod(obj)
         if pod.namespace not in self.namespaces and pod.namespace not in self._implicit_namespaces:
             self._implicit_namespaces[pod.namespace] = {
                 "kubernetes.io/metadata.name": pod.namespace
@@ -276,7 +280,7 @@ class Scheduler:
         """The two pod informers upstream: assigned pods feed the cache, unscheduled pods of
         our profiles the queue; a pod that becomes assigned leaves the queue side."""
         pod = self._pod(event.obj)
-        old = pod_from_dict(event.old) if event.old is not None else None
+        old = self._convert_pod(event.old) if event.old is not None else None
         if event.type == "DELETED" or pod.is_terminal:
             if pod.node_name:
                 self._assigned_pod_deleted(pod)

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any
 
 from schedspec.cluster import SELECTING_KINDS, Cluster
+from schedspec.impl.api import Pod
 from schedspec.impl.apiserver import APIServer
 from schedspec.impl.framework.registry import Registry
 from schedspec.impl.loop import EventLoop
@@ -68,10 +69,11 @@ def build(
     *,
     queueing_hints: bool = True,
     trace: IO[str] | None = None,
+    convert_pod: Callable[[Mapping[str, Any]], Pod] | None = None,
 ) -> Scheduler:
     """A scheduler watching an API server that holds ``cluster`` (not yet run).
     ``queueing_hints=False`` is the ``SchedulerQueueingHints`` gate off; ``trace`` receives
-    the JSON-lines trace."""
+    the JSON-lines trace; ``convert_pod`` is ``Scheduler``'s."""
     loop = EventLoop()
     api = APIServer(loop, bind_fault)
     for ns in cluster.namespaces:
@@ -88,7 +90,14 @@ def build(
     chosen = config if config is not None else cluster.scheduler_config
     tracer = Tracer(loop, trace) if trace is not None else None
     return Scheduler(
-        api, loop, chosen, registry, seed, queueing_hints=queueing_hints, tracer=tracer
+        api,
+        loop,
+        chosen,
+        registry,
+        seed,
+        queueing_hints=queueing_hints,
+        tracer=tracer,
+        convert_pod=convert_pod,
     )
 
 

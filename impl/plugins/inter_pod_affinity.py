@@ -41,7 +41,7 @@ from schedspec.impl.framework.events import (
     EventObject,
     QueueingHint,
 )
-from schedspec.impl.framework.interface import Handle
+from schedspec.impl.framework.interface import Handle, implements
 from schedspec.impl.framework.status import Code, Status
 from schedspec.impl.framework.types import (
     MAX_NODE_SCORE,
@@ -396,7 +396,7 @@ class InterPodAffinity:
         """``_pre_filter_state``, from the sums kept since the last cycle (:mod:`.affinity_sums`)
         when ``nodes`` is the snapshot's list."""
         namespaces = self._namespaces()
-        if not isinstance(lister, ChangeLog) or nodes is not lister.list():
+        if not implements(lister, ChangeLog) or nodes is not cast(ChangeLog, lister).list():
             return _pre_filter_state(pod, nodes, with_anti, namespaces)
         info = _incoming(pod, namespaces)
         s = _PreFilterState(info, namespaces.get(pod.namespace, {}))
@@ -410,7 +410,7 @@ class InterPodAffinity:
         )
         totals = cast(
             dict[str, dict[_Pair, int]],
-            self._sums.totals(question, lister, filter_share(info, s.ns_labels)),
+            self._sums.totals(question, cast(ChangeLog, lister), filter_share(info, s.ns_labels)),
         )
         s.existing_anti_affinity_counts = dict(totals.get("x", {}))
         s.affinity_counts = dict(totals.get("a", {}))
@@ -463,7 +463,7 @@ class InterPodAffinity:
         incoming = _incoming(pod, namespaces)
         ns_labels = namespaces.get(pod.namespace, {})
         topology_score: dict[str, dict[str, int]] = {}
-        if isinstance(lister, ChangeLog):  # the sums kept since the last cycle
+        if implements(lister, ChangeLog):  # the sums kept since the last cycle
             question = (
                 "score",
                 has_preferred,
@@ -475,7 +475,10 @@ class InterPodAffinity:
                 tuple((term_key(w.term), w.weight) for w in incoming.preferred_anti_affinity_terms),
             )
             share = score_share(incoming, ns_labels, self.hard_pod_affinity_weight, has_preferred)
-            totals = cast(dict[str, dict[str, int]], self._sums.totals(question, lister, share))
+            totals = cast(
+                dict[str, dict[str, int]],
+                self._sums.totals(question, cast(ChangeLog, lister), share),
+            )
             topology_score = {key: dict(by_value) for key, by_value in totals.items()}
             all_nodes = ()
         for ni in all_nodes:

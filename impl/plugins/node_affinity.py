@@ -12,7 +12,7 @@ terms ignored; a term that fails to parse is an Error at PreScore, as upstream),
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from schedspec.impl.api import (
@@ -217,6 +217,13 @@ class NodeAffinity:
         s = state.read_as(_PRE_FILTER_KEY, _PreFilterState)
         required = s.required if s else RequiredNodeAffinity(pod)
         return None if required.matches(node) else _REJECT_POD
+
+    def fits_on(self, pod: Pod) -> Callable[[NodeInfo], bool]:
+        """Whether ``filter`` passes ``pod`` on each node in turn, no PreFilter having run: the
+        pod's required affinity, which ``filter`` would make at each call, is made once."""
+        state = CycleState()
+        state.write(_PRE_FILTER_KEY, _PreFilterState(RequiredNodeAffinity(pod)))
+        return lambda node_info: self.filter(state, pod, node_info) is None
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
         preferred = _preferred(pod)

@@ -12,7 +12,7 @@ allocatable itself (preemption cannot help).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -58,6 +58,7 @@ __all__ = [
     "InsufficientResource",
     "NodeResourcesFit",
     "fits",
+    "fits_on",
     "insufficient_resources",
     "score",
 ]
@@ -170,7 +171,17 @@ def fits(
     ignored_resources: frozenset[str] = frozenset(),
     ignored_resource_groups: frozenset[str] = frozenset(),
 ) -> bool:
-    return not insufficient_resources(pod, node_info, ignored_resources, ignored_resource_groups)
+    return fits_on(pod, ignored_resources, ignored_resource_groups)(node_info)
+
+
+def fits_on(
+    pod: Pod,
+    ignored_resources: frozenset[str] = frozenset(),
+    ignored_resource_groups: frozenset[str] = frozenset(),
+) -> Callable[[NodeInfo], bool]:
+    """:func:`fits` for ``pod`` on each node in turn, its request vector made once."""
+    req = _Request(pod.requests, ignored_resources, ignored_resource_groups)
+    return lambda node_info: not _insufficient(req, node_info)
 
 
 def score(
