@@ -1,6 +1,7 @@
 """Checked states per second: 10-node × 10-pod clusters through every seam predicate.
 
     python3 bench/crosscheck.py [--examples 200] [--nodes 10] [--pods 10] [--seed 0] [--jobs 2]
+                                [--baseline-tree /tmp/base]
 
 Prints, for the same clusters in the same run: drawing them (Hypothesis), loading them
 (``cluster.from_objects``), the spec side alone (view + every seam definition), the impl side
@@ -11,17 +12,26 @@ the generated-source backend the checker runs. Last, whole campaigns through :fu
 with one job and with ``--jobs`` worker processes: the rate for ``--examples`` clusters, and the
 steady rate (the marginal rate between that campaign and one three times as large), which leaves
 out what a worker pays once — the rate a long campaign runs at.
+
+With ``--baseline-tree`` (a checkout of another commit: ``git worktree add /tmp/base <commit>``)
+the same bench runs first on that tree, in a child process that imports ``schedspec`` from it
+(``trees.py``), on the same clusters; then here; then a table of both and their ratios, against
+the goal of 500 clusters/s per core.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import json
+import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
+from trees import run_script_with
 
 from schedspec.checker.campaign import run_parallel
 from schedspec.checker.differential import Checker, ImplState, SpecState, _run_pod
@@ -29,6 +39,8 @@ from schedspec.checker.seam import SEAM
 from schedspec.checker.strategies import cluster_objects
 from schedspec.cluster import from_objects
 from schedspec.spec.errors import EvalError
+
+GOAL_PER_CORE = 500.0  # issue 27: clusters/s per core at 10 × 10, every seam predicate
 
 
 def _rate(n: int, seconds: float) -> str:
@@ -42,7 +54,13 @@ def main() -> None:
     ap.add_argument("--pods", type=int, default=10)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--jobs", type=int, default=2, help="worker processes for the last row")
+    ap.add_argument("--baseline-tree", type=Path, help="run the bench on this checkout first")
+    ap.add_argument("--summary", action="store_true", help=argparse.SUPPRESS)  # for the parent
     args = ap.parse_args()
+    base: dict[str, float] | None = None
+    if args.baseline_tree is not None:
+        base = _baseline(args)
+    figures: dict[str, float] = {}
 
     drawn: list[list[dict[str, Any]]] = []
 
@@ -108,6 +126,14 @@ def main() -> None:
     )
     total = t_draw + t_load + t_check
     print(f"  one process, draw+load+check {n / total:.1f} checked states/s")
+    figures.update(
+        draw_ms=t_draw * 1000 / n,
+        load_ms=t_load * 1000 / n,
+        spec_ms=t_spec * 1000 / n,
+        impl_ms=t_impl * 1000 / n,
+        check_ms=t_check * 1000 / n,
+        one_process=n / total,
+    )
     spec_program = checker.spec.program
     t = time.perf_counter()
     for c in clusters[: max(1, n // 4)]:
@@ -141,11 +167,53 @@ def main() -> None:
             )
             timed.append((result.examples, time.perf_counter() - t))
         (n1, s1), (n3, s3) = timed
-        target = "  (target ≥ 200 /s on this machine's two cores)" if jobs > 1 else ""
-        print(
-            f"  run_parallel, {jobs} job(s)  {_rate(n1, s1)} for {n1};"
-            f"  steady {(n3 - n1) / (s3 - s1):6.1f} /s{target}"
-        )
+        steady = (n3 - n1) / (s3 - s1)
+        figures[f"steady_{jobs}"] = steady
+        print(f"  run_parallel, {jobs} job(s)  {_rate(n1, s1)} for {n1};  steady {steady:6.1f} /s")
+    if args.summary:
+        print("SUMMARY " + json.dumps(figures))
+    if base is not None:
+        _compare(base, figures, args)
+
+
+def _baseline(args: argparse.Namespace) -> dict[str, float]:
+    """The bench's figures on ``args.baseline_tree``, its output shown as it ran."""
+    argv = [a for a in sys.argv[1:] if a != "--summary"]
+    i = argv.index("--baseline-tree")
+    argv[i : i + 2] = []
+    done = run_script_with(args.baseline_tree, Path(__file__), [*argv, "--summary"])
+    if done.returncode != 0:
+        sys.exit(f"the baseline run failed:\n{done.stderr[-3000:]}")
+    lines = done.stdout.splitlines()
+    print(f"baseline: {args.baseline_tree}")
+    print("\n".join(line for line in lines if not line.startswith("SUMMARY ")))
+    print("this checkout:")
+    summary: dict[str, float] = json.loads(lines[-1].removeprefix("SUMMARY "))
+    return summary
+
+
+def _compare(base: dict[str, float], now: dict[str, float], args: argparse.Namespace) -> None:
+    print(f"\n| {args.nodes} nodes × {args.pods} pods | baseline | this checkout | ratio |")
+    print("|---|---|---|---|")
+    for key, label, per_ms in [
+        ("draw_ms", "draw (ms)", True),
+        ("load_ms", "load (ms)", True),
+        ("spec_ms", "spec side (ms)", True),
+        ("impl_ms", "impl side (ms)", True),
+        ("check_ms", "full check (ms)", True),
+        ("steady_1", "one job, steady (clusters/s: per core)", False),
+        (f"steady_{args.jobs}", f"{args.jobs} jobs, steady (clusters/s)", False),
+    ]:
+        if key in base and key in now:
+            ratio = base[key] / now[key] if per_ms else now[key] / base[key]
+            print(f"| {label} | {base[key]:.2f} | {now[key]:.2f} | {ratio:.2f}× |")
+    per_core = now["steady_1"]
+    print(
+        f"\nper core: {per_core:.1f} clusters/s against the goal of {GOAL_PER_CORE:.0f} "
+        f"({per_core / GOAL_PER_CORE:.0%}); drawing and loading alone cost "
+        f"{now['draw_ms'] + now['load_ms']:.2f} ms a cluster, at most "
+        f"{1000 / (now['draw_ms'] + now['load_ms']):.0f} clusters/s with a check that cost nothing"
+    )
 
 
 if __name__ == "__main__":

@@ -31,19 +31,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from trees import package_of
+
 HERE = Path(__file__).resolve().parent
-_PACKAGES = {"impl": "impl", "spec": "spec", "checker": "checker"}
-
-
-def _package_of(tree: Path, into: Path) -> None:
-    """``into/schedspec``: ``tree``'s front door with its three subpackages linked under it
-    (the layout the editable install maps with ``package-dir``)."""
-    pkg = into / "schedspec"
-    pkg.mkdir()
-    for item in (tree / "schedspec").iterdir():
-        (pkg / item.name).symlink_to(item)
-    for name, folder in _PACKAGES.items():
-        (pkg / name).symlink_to(tree / folder)
 
 
 def _race() -> Any:
@@ -58,7 +48,7 @@ def _race() -> Any:
 def child(tree: Path, name: str, nodes: int, pods: int | None) -> None:
     """One timed run of ``tree``'s impl; one JSON line on stdout."""
     with tempfile.TemporaryDirectory(prefix="impl-speed-") as tmp:
-        _package_of(tree, Path(tmp))
+        package_of(tree, Path(tmp))
         sys.path.insert(0, tmp)
         race = _race()
         import schedspec.impl
