@@ -16,7 +16,7 @@ API server held when it was made (``monitor_state.History``):
 - **preemption**: the ``Preempted`` Events (events.k8s.io/v1, written by
   pkg/scheduler/framework/preemption/preemption.go for each victim, naming the preemptor and the
   node) — the victims are a set ``MinimalVictims`` accepts: of lower priority, enough for the
-  preemptor to fit, and none could have stayed.
+  preemptor to fit, and none could have stayed (the rules: ``monitor_rules``).
 
 The scheduler decides on its cache, not on the API server: its informers lag the API server, its
 cache holds the pods it assumed but has not bound yet and its nominator the nominations not yet
@@ -24,9 +24,10 @@ written, and its writes wait at the client's rate limiter, so a decision lands w
 cycle that made it. A decision recorded at position ``i`` is judged against the state before
 change ``i``, and when that state does not explain it, against the states the scheduler could
 have decided on (``monitor_view``): its cache cut earlier — anywhere after the scheduling loop's
-previous status write for a failure, up to ``window`` changes it caches before that (or before
-the decision, for a binding) — with its own writes held, or with up to ``window`` later bindings
-assumed; the decision's own pods pinned as they were. A **violation** is a decision that none of
+last status write before the decision landed, up to ``window`` changes it caches before that —
+with its own writes held, or with up to ``window`` later bindings assumed; the decision's own
+pods pinned as they were (a victim the scheduler had assumed on the node, on it). A
+**violation** is a decision that none of
 these states explains. It is reported with a minimal cluster (``checker.minimise``) that shows
 the same verdict to ``schedspec explain``.
 """
@@ -41,49 +42,34 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from schedspec.checker.differential import SpecState
+from schedspec.checker.monitor_rules import (
+    RULES,
+    Decision,
+    Judgement,
+    NotJudged,
+    Verdict,
+    same_failure,
+    sampled_scoring,
+)
 from schedspec.checker.monitor_state import ClusterBuilder, History, Key, Obj, manifests
-from schedspec.checker.monitor_view import View, cycle_start, nomination, objects_seen, views
-from schedspec.checker.seam import SEAM
+from schedspec.checker.monitor_view import (
+    View,
+    assumed_on,
+    cycle_start,
+    nomination,
+    objects_seen,
+    views,
+)
 from schedspec.cluster import object_key
 from schedspec.errors import ManifestError
 from schedspec.spec.load import LoadedSpec
-from schedspec.spec.values import Fcn
 
 __all__ = ["PREEMPTION_SETTLE", "Decision", "Monitor", "Summary", "Violation", "sampled_scoring"]
 
 PREEMPTION_SETTLE = 256
 """Changes after a preemption's last Preempted Event before it is judged (its other victims'
 Events may still come: a group judged early is a part of a preemption, and looks insufficient)."""
-_MIN_FEASIBLE_NODES = 100  # minFeasibleNodesToFind, schedule_one.go
-_MIN_FEASIBLE_PERCENT = 5  # minFeasibleNodesPercentageToFind
 _PREEMPTED_NOTE = re.compile(r"Preempted by pod (\S+) on node (\S+)")
-FILTER_RULES = tuple(pair.spec for pair in SEAM if pair.point == "filter")
-"""The spec's per-plugin Filter predicates, in the default profile's Filter order."""
-
-
-def sampled_scoring(nodes: int, percentage: int) -> bool:
-    """Whether kube-scheduler stops looking after fewer feasible nodes than ``nodes``
-    (``numFeasibleNodesToFind`` of pkg/scheduler/schedule_one.go; ``percentage`` 0 is the
-    adaptive default)."""
-    if nodes < _MIN_FEASIBLE_NODES:
-        return False
-    if percentage == 0:
-        percentage = max(50 - nodes // 125, _MIN_FEASIBLE_PERCENT)
-    return max(nodes * percentage // 100, _MIN_FEASIBLE_NODES) < nodes
-
-
-@dataclass
-class Decision:
-    """A decision found in the stream, judged once ``window`` more changes have come."""
-
-    kind: str  # "binding" | "failure" | "preemption"
-    pod: str
-    node: str
-    position: int
-    pins: dict[Key, Obj | None]
-    victims: tuple[str, ...] = ()
-    seen_at: int = 0  # the log length when last extended (preemptions grow by event)
-    created: float = 0.0  # the clock then
 
 
 @dataclass(frozen=True)
@@ -130,16 +116,6 @@ class Summary:
         }
 
 
-Verdict = tuple[str, str, str] | None
-_Judgement = Callable[[SpecState, Decision], Verdict]
-"""(rule, verdict, reason) when the decision breaks the rule in this state; None when the state
-explains it. Raises ``_NotJudged`` when the state cannot judge it."""
-
-
-class _NotJudged(Exception):
-    pass
-
-
 class Monitor:
     """The stream's state, its pending decisions, and what was judged (``summary``)."""
 
@@ -161,6 +137,7 @@ class Monitor:
         self.builder = ClusterBuilder(self.config)
         self.pending: list[Decision] = []
         self.preemptions: dict[tuple[str, str], Decision] = {}
+        self.evicted: dict[str, set[tuple[str, str]]] = {}  # victim → (preemptor, node) named
         self.summary = Summary()
         self.profiles = _profile_names(self.config)
         self.percentage = _percentage(self.config)
@@ -230,6 +207,7 @@ class Monitor:
         victim = f"{regarding.get('namespace', '')}/{regarding.get('name', '')}"
         preemptor = f"{related.get('namespace', '')}/{related['name']}"
         node = match.group(2)
+        self.evicted.setdefault(victim, set()).add((preemptor, node))
         start = self._victim_change(victim)
         group = self.preemptions.get((preemptor, node))
         if group is None or group.kind != "preemption":
@@ -241,35 +219,52 @@ class Monitor:
         group.seen_at, group.created = len(self.history), self.clock()
 
     def _rounds(self, group: Decision) -> list[Decision]:
-        """The decisions a preemptor's victims on one node stand for. When every victim got
-        its DisruptionTarget condition before any of them was deleted, they are one
-        preemption (a later one starts only once the victims of the last are gone): judged
-        whole. Otherwise the stream cannot tell one preemption whose victims were handled one
-        after another from several rounds, so each victim is judged alone — of lower priority
-        than the preemptor and on the node when it was chosen — and minimality is not."""
-        spans = []
-        for victim in group.victims:
-            start = self._victim_change(victim)
-            end = next(
-                (
-                    i
-                    for i in range(start, len(self.history))
-                    if self.history.log[i].key == ("Pod", victim)
-                    and self.history.log[i].new is None
-                ),
-                len(self.history),
-            )
-            spans.append((start, end, victim))
-        if max(s for s, _, _ in spans) < min(e for _, e, _ in spans):
-            first = min(s for s, _, _ in spans)
+        """The decisions a preemptor's victims on one node stand for. With async preemption
+        (v1.34's default), ``prepareCandidateAsync`` patches and deletes every victim but the
+        last in parallel, and the last only once they are gone. So victims that all got their
+        DisruptionTarget condition before any of them was deleted, and at most one more whose
+        condition came after all their deletions, are one preemption: judged whole. With no
+        such last victim, its Event is missing (``PreemptPod`` records one only after its own
+        deletion succeeded: another preemptor deleted it first) and the judgement may add it.
+        Any other shape is several rounds (a preemptor chooses again once its parallel victims
+        are gone, kubernetes/kubernetes#134249) or one the stream cannot split: each victim is
+        judged alone — of lower priority than the preemptor and on the node when it was chosen
+        — and minimality is not."""
+        spans = sorted(self._victim_span(victim) for victim in group.victims)
+        parallel, last = spans, None
+        if len(spans) > 1 and spans[-1][0] > max(e for _, e, _ in spans[:-1]):
+            parallel, last = spans[:-1], spans[-1]
+        if max(s for s, _, _ in parallel) < min(e for _, e, _ in parallel):
+            first = spans[0][0]
             log = self.history.log
             group.position = nomination(log, first, group.pod, group.node, self.profiles)
+            group.last_unknown = last is None
             return [group]
         self.summary.not_judged["preemption: minimality (victims handled one by one)"] += 1
         return [
             Decision("victim", group.pod, group.node, start, {}, (victim,))
             for start, _, victim in spans
         ]
+
+    def _victim_span(self, victim: str) -> tuple[int, int, str]:
+        """Where the preemption of ``victim`` began and where it was deleted (the end of the
+        log when not yet)."""
+        start = self._victim_change(victim)
+        log = self.history.log
+        key = ("Pod", victim)
+        end = next(
+            (i for i in range(start, len(log)) if log[i].key == key and log[i].new is None),
+            len(log),
+        )
+        return start, end, victim
+
+    def evicted_by_others(self, preemptor: str, node: str) -> list[str]:
+        """The pods another preemptor's Preempted Events name on ``node``."""
+        return sorted(
+            victim
+            for victim, by in self.evicted.items()
+            if any(n == node and p != preemptor for p, n in by)
+        )
 
     def _victim_change(self, victim: str) -> int:
         """Where the preemption of ``victim`` began: the change giving it its DisruptionTarget
@@ -315,23 +310,26 @@ class Monitor:
         return found
 
     def _judge(self, d: Decision) -> Violation | None:
-        judgements = _JUDGEMENTS[d.kind](self, d)
+        judgements = RULES[d.kind](self, d)
         first: tuple[str, str, str] | None = None
         first_error = ""
-        since = None  # a binding is written from a goroutine: no cycle interval known
-        if d.kind in ("failure", "preemption"):
-            since = cycle_start(self.history.log, d.position, d.pod, self.profiles)
+        # The cycle ran after the scheduling loop's last status write before the decision
+        # landed: the loop waits for that write, and a binding is queued at the client's rate
+        # limiter (shared, first come first served) behind the writes requested before it
+        # (monitor_view's docstring).
+        since = cycle_start(self.history.log, d.position, d.pod, self.profiles)
         bound = d.pod if d.kind == "binding" else None
         for view in views(self.history.log, d.position, self.window, since, bound):
             try:
                 state = self._state(d, view)
                 verdict = judgements(state, d)
-            except _NotJudged as err:
+            except NotJudged as err:
                 first_error = first_error or str(err)
                 continue
             if verdict is None:
-                plain = view.shift == 0 and view.nominations
-                label = f"{d.kind}" if plain else f"{d.kind} ({view.label()})"
+                plain = view.shift == 0 and view.nominations and not d.note
+                note = f", {d.note}" if d.note else ""
+                label = f"{d.kind}" if plain else f"{d.kind} ({view.label()}{note})"
                 self.summary.judged[d.kind] += 1
                 if not plain:
                     self.summary.explained_by_window[label] += 1
@@ -353,10 +351,17 @@ class Monitor:
             d.victims,
         )
 
+    def sampled(self) -> bool:
+        """Whether kube-scheduler scores only some of the nodes the stream holds."""
+        nodes = sum(1 for k in self.history.objects if k[0] == "Node")
+        return sampled_scoring(nodes, self.percentage)
+
     def _pins(self, d: Decision) -> dict[Key, Obj | None]:
         pins = dict(d.pins)
         for victim in d.victims:
-            pins[("Pod", victim)] = self.history.version_before(("Pod", victim), d.position)
+            key = ("Pod", victim)
+            before = self.history.version_before(key, d.position)
+            pins[key] = assumed_on(before, d.node)
         if d.kind in ("preemption", "victim"):
             pins[("Pod", d.pod)] = self.history.version_before(("Pod", d.pod), d.position)
         return pins
@@ -369,15 +374,15 @@ class Monitor:
         try:
             cluster = self.builder.build(self._objects(d, view))
         except ManifestError as err:
-            raise _NotJudged(f"the loader refuses an object: {err}") from None
+            raise NotJudged(f"the loader refuses an object: {err}") from None
         state = SpecState(self.spec, cluster)
         if d.pod not in state.world.pods:
-            raise _NotJudged("the pod is not in the state")
+            raise NotJudged("the pod is not in the state")
         if d.node and d.node not in state.world.nodes:
-            raise _NotJudged("the node is not in the state")
+            raise NotJudged("the node is not in the state")
         return state
 
-    def _witness(self, d: Decision, judgement: _Judgement, verdict: Verdict) -> list[Obj]:
+    def _witness(self, d: Decision, judgement: Judgement, verdict: Verdict) -> list[Obj]:
         """The state before the decision, minimised while the spec still says the same."""
         objects = [_clean(o) for o in self._objects(d)]
         if self.config is not None:
@@ -400,150 +405,14 @@ class Monitor:
                 return False
             try:
                 again = judgement(state, d)
-            except _NotJudged:
+            except NotJudged:
                 return False
-            return again is not None and _same_failure(again, verdict)
+            return again is not None and same_failure(again, verdict)
 
         try:
             return minimise(objects, still_fails, keep=keep, max_steps=self.minimise_steps)
         except (ValueError, ManifestError):
             return objects
-
-    # ---- the rules
-
-    def _binding(self, d: Decision) -> _Judgement:
-        pinned = d.pins[("Pod", d.pod)] or {}
-        nominated = (pinned.get("status") or {}).get("nominatedNodeName") or ""
-
-        def judge(s: SpecState, d: Decision) -> tuple[str, str, str] | None:
-            p, n = s.world.pods[d.pod], s.world.nodes[d.node]
-            feasible = s.call("Feasible", p, n)
-            if feasible is not True:
-                return "Feasible", _show(feasible), _why_not(s, p, n)
-            if nominated == d.node:
-                return None  # the nominated node passed the filters: taken without scoring
-            if sampled_scoring(len(s.world.nodes), self.percentage):
-                return None
-            best = s.call("Best", p)
-            if isinstance(best, frozenset) and d.node not in best:
-                shown = ", ".join(sorted(best)[:5]) or "none"
-                ours, top = s.call("Viability", p, n), s.call("BestViability", p)
-                scores = f"{d.node} scores {_show(ours)}, the best ({shown}) {_show(top)}"
-                return "Best", "FALSE", scores
-            return None
-
-        if nominated == d.node:
-            self.summary.not_judged["binding: Best (the nominated node is taken unscored)"] += 1
-        elif self._sampled():
-            self.summary.not_judged["binding: Best (scoring samples the nodes)"] += 1
-        return judge
-
-    def _sampled(self) -> bool:
-        nodes = sum(1 for k in self.history.objects if k[0] == "Node")
-        return sampled_scoring(nodes, self.percentage)
-
-    def _failure(self, d: Decision) -> _Judgement:
-        def judge(s: SpecState, d: Decision) -> tuple[str, str, str] | None:
-            p = s.world.pods[d.pod]
-            feasible = sorted(
-                m for m, n in s.world.nodes.items() if s.call("Feasible", p, n) is True
-            )
-            if not feasible:
-                return None
-            shown = ", ".join(feasible[:5]) + (
-                f" and {len(feasible) - 5} more" if len(feasible) > 5 else ""
-            )
-            return (
-                "FeasibleNodes",
-                f"{{{shown}}}",
-                f"kube-scheduler found no feasible node; the spec finds {len(feasible)}: {shown}",
-            )
-
-        return judge
-
-    def _preemption(self, d: Decision) -> _Judgement:
-        def judge(s: SpecState, d: Decision) -> tuple[str, str, str] | None:
-            p, n = s.world.pods[d.pod], s.world.nodes[d.node]
-            victims = [s.world.pods.get(v) for v in d.victims]
-            if any(v is None for v in victims):
-                raise _NotJudged("a victim is not in the state")
-            chosen = frozenset(v for v in victims if v is not None)
-            if s.call("ValidVictims", p, n, chosen) is not True:
-                return "ValidVictims", "FALSE", _invalid_victims(s, p, n, chosen)
-            if s.call("MinimalVictims", p, n, chosen) is not True:
-                spared = [
-                    object_key(q)
-                    for q in chosen
-                    if s.call(
-                        "FeasibleIn", p, n, s.call("Without", s.call("Snapshot"), n, chosen - {q})
-                    )
-                    is True
-                ]
-                return (
-                    "MinimalVictims",
-                    "FALSE",
-                    f"the preemptor still fits with {', '.join(sorted(spared))} left in place",
-                )
-            return None
-
-        return judge
-
-
-def _victim(monitor: Monitor, d: Decision) -> _Judgement:
-    def judge(s: SpecState, d: Decision) -> Verdict:
-        p, n = s.world.pods[d.pod], s.world.nodes[d.node]
-        q = s.world.pods.get(d.victims[0])
-        if q is None:
-            raise _NotJudged("the victim is not in the state")
-        if q in s.call("PotentialVictims", p, n):
-            return None
-        where = q["spec"]["nodeName"] or "no node"
-        reason = (
-            f"{d.victims[0]} (priority {q['spec']['priority']}, on {where}) is not a pod of "
-            f"lower priority than the preemptor ({p['spec']['priority']}) on {d.node}"
-        )
-        return "PotentialVictims", "FALSE", reason
-
-    return judge
-
-
-_JUDGEMENTS: dict[str, Callable[[Monitor, Decision], _Judgement]] = {
-    "victim": _victim,
-    "binding": Monitor._binding,
-    "failure": Monitor._failure,
-    "preemption": Monitor._preemption,
-}
-
-
-def _same_failure(again: Verdict, first: Verdict) -> bool:
-    """The same rule broken, and for a filter the same filters failing: the minimiser must
-    not trade the decision's failure for another (a node without allocatable fails them all)."""
-    if again is None or first is None or again[0] != first[0]:
-        return False
-    return again[0] != "Feasible" or again[2] == first[2]
-
-
-def _invalid_victims(s: SpecState, p: Fcn, n: Fcn, chosen: frozenset[Fcn]) -> str:
-    high = sorted(object_key(q) for q in chosen if q["spec"]["priority"] >= p["spec"]["priority"])
-    if high:
-        return f"victims of priority ≥ the preemptor's ({p['spec']['priority']}): {', '.join(high)}"
-    node = n["metadata"]["name"]
-    return f"the preemptor does not fit on {node} even without the victims: {_why_not(s, p, n)}"
-
-
-def _why_not(s: SpecState, p: Fcn, n: Fcn) -> str:
-    """The first rejecting rule's status and the failing filter conjuncts."""
-    failing = [r for r in FILTER_RULES if s.call(r, p, n) is not True]
-    status = s.call("NodeStatus", p, n)
-    if not failing:
-        return f"status {_show(status)} (nominated pods reserve the room)"
-    return f"{', '.join(failing)} FALSE (status {_show(status)})"
-
-
-def _show(value: object) -> str:
-    if value is True or value is False:
-        return str(value).upper()
-    return str(getattr(value, "message", value))
 
 
 def _condition(pod: Obj, kind: str) -> Mapping[str, Any] | None:

@@ -18,8 +18,12 @@ server directly unless the ``SchedulerAsyncAPICalls`` gate, off by default in v1
 the loop runs one cycle at a time. So the cycle that wrote a failure at position ``i`` took its
 snapshot after the loop's previous status write landed (``since``) and ended before its own
 first write: every position between is a possible ``seen``, and only the informer's lag behind
-``since`` is bounded by the window. A binding is written from a goroutine: no such interval is
-known, and the window bounds ``seen`` from the decision back.
+``since`` is bounded by the window. A binding is written from a goroutine, but with the same
+client (DefaultBinder uses the framework's clientset): its request waits at the same rate
+limiter, a token bucket that serves requests in the order they ask, behind the status patches
+the loop asked for before it. A binding landing at ``i`` after the loop's last status write
+before ``i`` was asked for after it, so its cycle came after that write's, and the same interval
+holds; a cut before that write covers a goroutine that reached the limiter late (below).
 
 ``views(log, anchor, window, since)`` lists the candidate states, the likeliest first: the API
 server's state before the decision, then alternately one more change by others not yet seen
@@ -39,6 +43,7 @@ from schedspec.checker.monitor_state import Change, History, Key, Obj
 
 __all__ = [
     "View",
+    "assumed_on",
     "binding",
     "cache_change",
     "cycle_start",
@@ -132,6 +137,17 @@ def cycle_start(
         if log[p].key != ("Pod", pod) and loop_write(log[p], schedulers):
             return p
     return None
+
+
+def assumed_on(pod: Obj | None, node: str) -> Obj | None:
+    """A victim as the scheduler's cache held it when a preemption on ``node`` chose it:
+    DefaultPreemption picks victims among the pods of the node's NodeInfo
+    (``SelectVictimsOnNode``), which holds the pods the scheduler has assumed there, so a
+    victim that a Preempted Event names on ``node`` and that is still pending in the API server
+    (its binding waiting at the rate limiter) was assumed on ``node``."""
+    if pod is None or _node(pod) or not node:
+        return pod
+    return {**pod, "spec": {**pod["spec"], "nodeName": node}}
 
 
 def _disrupted(pod: Obj) -> bool:

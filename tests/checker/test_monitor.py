@@ -223,12 +223,67 @@ def test_a_preemption_whose_events_come_late_is_judged_whole() -> None:
     assert (m.summary.judged["preemption"], m.summary.violations) == (1, [])
 
 
-def test_victims_handled_one_by_one_are_judged_each_and_minimality_is_not() -> None:
-    """One victim disrupted and deleted before the next is disrupted: one preemption handling
-    its victims in turn, or two rounds — the stream cannot tell, so each victim is checked
-    (lower priority, on the node) and minimality is counted as not judged."""
+def test_a_last_victim_deleted_after_the_others_is_one_preemption() -> None:
+    """v1.34's async preemption (prepareCandidateAsync, preemption.go) evicts every victim but
+    the last in parallel and the last once they are gone: a victim whose DisruptionTarget comes
+    after the others' deletions is still the same preemption, judged whole."""
     m = run(preemption_stream(["low-2"], ["low-3"]), window=1)
-    assert m.summary.judged == {"failure": 1, "victim": 2}
+    assert m.summary.judged == {"failure": 1, "preemption": 1}
+    assert m.summary.violations == []
+    m = run(preemption_stream(["low-1", "low-2"], ["low-3"]), window=1)
+    [v] = [v for v in m.summary.violations if v.kind == "preemption"]
+    assert v.rule == "MinimalVictims"
+
+
+def test_a_last_victim_another_preemptor_deleted_first_completes_the_set() -> None:
+    """``PreemptPod`` records a victim's Preempted Event only once its own deletion succeeded:
+    when another preemptor deleted the same pod first, only that one's Event names it. The
+    group whose last victim no Event names is judged with that pod added."""
+    low = {f"low-{i}": bound(pod(f"low-{i}", cpu="1"), "n1") for i in range(4)}
+    high, other = pod("high", cpu="3", priority=100), pod("other", cpu="1", priority=50)
+    # n2 comes after the low pods: no informer lag reaches back over a node's arrival
+    stream = [*added(node("n1"), *low.values(), node("n2", cpu="0"), high, other),
+              ("Pod", unschedulable(other, nominated="n1"), False),
+              ("Pod", unschedulable(high, nominated="n1"), False)]  # fmt: skip
+    stream += [("Pod", disrupted(low[v]), False) for v in ("low-3", "low-1", "low-2")]
+    stream += [("Pod", disrupted(low[v]), True) for v in ("low-3", "low-1", "low-2")]
+    events = [("Event", preempted("low-3", "other", "n1"), False),
+              ("Event", preempted("low-1", "high", "n1"), False),
+              ("Event", preempted("low-2", "high", "n1"), False)]  # fmt: skip
+    m = run(stream + events, window=1)
+    assert m.summary.violations == []
+    assert m.summary.judged["preemption"] == 2
+    assert m.summary.explained_by_window == {
+        "preemption (state +0, with its last victim evicted first by another preemptor)": 1
+    }
+    # without the other preemptor's Event, two victims are not enough for 3 CPUs
+    m = run(stream + events[1:], window=1)
+    [v] = [v for v in m.summary.violations if v.kind == "preemption"]
+    assert (v.rule, v.victims) == ("ValidVictims", ("default/low-1", "default/low-2"))
+
+
+def test_a_victim_still_pending_in_the_api_server_was_assumed_on_the_node() -> None:
+    """A victim whose binding had not landed when it was preempted (the scheduler had assumed
+    it on the node; its Preempted Event names the node) is a pod of that node."""
+    mid, low = bound(pod("mid", cpu="2"), "n1"), pod("low", cpu="2")
+    high = pod("high", cpu="4", priority=100)
+    stream = [*added(node("n1"), mid, low, high),
+              ("Pod", unschedulable(high, nominated="n1"), False)]  # fmt: skip
+    stream += [("Pod", disrupted(v), False) for v in (mid, low)]
+    stream += [("Pod", disrupted(v), True) for v in (mid, low)]
+    stream += [("Event", preempted(v, "high", "n1"), False) for v in ("mid", "low")]
+    m = run(stream, window=1)
+    assert m.summary.judged["preemption"] == 1
+    assert m.summary.violations == []
+
+
+def test_victims_handled_one_by_one_are_judged_each_and_minimality_is_not() -> None:
+    """Each victim disrupted and deleted before the next is disrupted, three times: not the
+    parallel-then-last shape of one preemption, and the stream cannot tell one preemption
+    handling its victims in turn from several rounds, so each victim is checked (lower
+    priority, on the node) and minimality is counted as not judged."""
+    m = run(preemption_stream(["low-1"], ["low-2"], ["low-3"]), window=1)
+    assert m.summary.judged == {"failure": 1, "victim": 3}
     assert m.summary.violations == []
     assert m.summary.not_judged == {"preemption: minimality (victims handled one by one)": 1}
 
