@@ -70,6 +70,7 @@ PREEMPTION_SETTLE = 256
 """Changes after a preemption's last Preempted Event before it is judged (its other victims'
 Events may still come: a group judged early is a part of a preemption, and looks insufficient)."""
 _PREEMPTED_NOTE = re.compile(r"Preempted by pod (\S+) on node (\S+)")
+_ONE_BY_ONE = "preemption: minimality (victims handled one by one)"
 
 
 @dataclass(frozen=True)
@@ -229,7 +230,9 @@ class Monitor:
         Any other shape is several rounds (a preemptor chooses again once its parallel victims
         are gone, kubernetes/kubernetes#134249) or one the stream cannot split: each victim is
         judged alone — of lower priority than the preemptor and on the node when it was chosen
-        — and minimality is not."""
+        — and minimality is not. A last victim may also be such a second round's (its cycle
+        chose again after the first victims went): when no state explains the group read as
+        one preemption, it is read that way (``Decision.split``)."""
         spans = sorted(self._victim_span(victim) for victim in group.victims)
         parallel, last = spans, None
         if len(spans) > 1 and spans[-1][0] > max(e for _, e, _ in spans[:-1]):
@@ -239,8 +242,13 @@ class Monitor:
             log = self.history.log
             group.position = nomination(log, first, group.pod, group.node, self.profiles)
             group.last_unknown = last is None
+            if last is not None:
+                group.split = self._one_by_one(group, spans)
             return [group]
-        self.summary.not_judged["preemption: minimality (victims handled one by one)"] += 1
+        self.summary.not_judged[_ONE_BY_ONE] += 1
+        return self._one_by_one(group, spans)
+
+    def _one_by_one(self, group: Decision, spans: list[tuple[int, int, str]]) -> list[Decision]:
         return [
             Decision("victim", group.pod, group.node, start, {}, (victim,))
             for start, _, victim in spans
@@ -303,13 +311,12 @@ class Monitor:
             else:
                 rounds.append(d)
         for d in sorted(rounds, key=lambda d: d.position):
-            violation = self._judge(d)
-            if violation is not None:
+            for violation in self._judge(d):
                 self.summary.violations.append(violation)
                 found.append(violation)
         return found
 
-    def _judge(self, d: Decision) -> Violation | None:
+    def _judge(self, d: Decision) -> list[Violation]:
         judgements = RULES[d.kind](self, d)
         first: tuple[str, str, str] | None = None
         first_error = ""
@@ -333,23 +340,18 @@ class Monitor:
                 self.summary.judged[d.kind] += 1
                 if not plain:
                     self.summary.explained_by_window[label] += 1
-                return None
+                return []
             first = first or verdict
         if first is None:
             self.summary.not_judged[f"{d.kind}: {first_error}"] += 1
-            return None
+            return []
+        if d.split:  # read as rounds instead, each victim alone
+            self.summary.not_judged[_ONE_BY_ONE] += 1
+            return [v for one in d.split for v in self._judge(one)]
         self.summary.judged[d.kind] += 1
         rule, said, reason = first
-        return Violation(
-            d.kind,
-            rule,
-            d.pod,
-            d.node,
-            said,
-            reason,
-            tuple(self._witness(d, judgements, first)),
-            d.victims,
-        )
+        witness = tuple(self._witness(d, judgements, first))
+        return [Violation(d.kind, rule, d.pod, d.node, said, reason, witness, d.victims)]
 
     def sampled(self) -> bool:
         """Whether kube-scheduler scores only some of the nodes the stream holds."""

@@ -18,7 +18,7 @@ cannot judge it (a pod missing from it):
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from schedspec.checker.differential import SpecState
@@ -69,6 +69,8 @@ class Decision:
     created: float = 0.0  # the clock then
     last_unknown: bool = False  # a preemption whose last victim no Event of its own names
     note: str = ""  # what else the state that explained it took (set by the judgement)
+    split: list[Decision] = field(default_factory=list)  # the reading as rounds, if no state
+    # explains it read as one preemption (each victim alone)
 
 
 Verdict = tuple[str, str, str] | None

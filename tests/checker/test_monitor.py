@@ -230,9 +230,12 @@ def test_a_last_victim_deleted_after_the_others_is_one_preemption() -> None:
     m = run(preemption_stream(["low-2"], ["low-3"]), window=1)
     assert m.summary.judged == {"failure": 1, "preemption": 1}
     assert m.summary.violations == []
+    # three victims for 2 CPUs read as one preemption are not minimal, but the last may be a
+    # second round's (the preemptor chose again once the first two were gone): each alone
     m = run(preemption_stream(["low-1", "low-2"], ["low-3"]), window=1)
-    [v] = [v for v in m.summary.violations if v.kind == "preemption"]
-    assert v.rule == "MinimalVictims"
+    assert m.summary.violations == []
+    assert m.summary.judged == {"failure": 1, "victim": 3}
+    assert m.summary.not_judged == {"preemption: minimality (victims handled one by one)": 1}
 
 
 def test_a_last_victim_another_preemptor_deleted_first_completes_the_set() -> None:
