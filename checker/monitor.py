@@ -58,6 +58,7 @@ from schedspec.checker.monitor_view import (
     cycle_start,
     nomination,
     objects_seen,
+    preempted_on,
     views,
 )
 from schedspec.cluster import object_key
@@ -225,8 +226,9 @@ class Monitor:
         last in parallel, and the last only once they are gone. So victims that all got their
         DisruptionTarget condition before any of them was deleted, and at most one more whose
         condition came after all their deletions, are one preemption: judged whole. With no
-        such last victim, its Event is missing (``PreemptPod`` records one only after its own
-        deletion succeeded: another preemptor deleted it first) and the judgement may add it.
+        such last victim, its Event may be missing (``PreemptPod`` records one only after its
+        own deletion succeeded: another preemptor or a rollout deleted it first) and the
+        judgement may add it (``unnamed_victims``).
         Any other shape is several rounds (a preemptor chooses again once its parallel victims
         are gone, kubernetes/kubernetes#134249) or one the stream cannot split: each victim is
         judged alone — of lower priority than the preemptor and on the node when it was chosen
@@ -266,13 +268,30 @@ class Monitor:
         )
         return start, end, victim
 
-    def evicted_by_others(self, preemptor: str, node: str) -> list[str]:
-        """The pods another preemptor's Preempted Events name on ``node``."""
-        return sorted(
+    def unnamed_victims(self, d: Decision) -> list[str]:
+        """The pods that may be the last victim of ``d`` that no Event of its preemptor names:
+        those another preemptor's Preempted Events name on the node (it deleted the pod first),
+        and those of ``eventless_victims``."""
+        others = {
             victim
             for victim, by in self.evicted.items()
-            if any(n == node and p != preemptor for p, n in by)
-        )
+            if any(n == d.node and p != d.pod for p, n in by)
+        }
+        return sorted(others.union(self.eventless_victims(d)))
+
+    def eventless_victims(self, d: Decision) -> list[str]:
+        """The pods kube-scheduler marked DisruptionTarget on ``d``'s node from ``d``'s position
+        on that no Preempted Event names: ``PreemptPod`` records the Event only after its own
+        deletion succeeded, so a victim someone else deleted first (a rollout, another
+        preemptor) has none, and which preemption chose it is not known."""
+        found = set()
+        for change in self.history.log[d.position :]:
+            name = change.key[1]
+            if change.key[0] != "Pod" or name in self.evicted or change.new is None:
+                continue
+            if preempted_on(change.new, d.node):
+                found.add(name)
+        return sorted(found)
 
     def _victim_change(self, victim: str) -> int:
         """Where the preemption of ``victim`` began: the change giving it its DisruptionTarget

@@ -11,7 +11,8 @@ cannot judge it (a pod missing from it):
 - **failure**: no node is ``Feasible``;
 - **preemption**: the victims are a set ``ValidVictims`` and ``MinimalVictims`` accept; when the
   group's last victim is unknown (``Decision.last_unknown``), also that set with one pod another
-  preemptor evicted from the node (see ``preemption``);
+  preemptor evicted from the node, or one preempted there that no Event names (``preemption``;
+  with such a pod about and no set explaining it, the victims are not known: not judged);
 - **victim**: one victim judged alone: a pod of lower priority on the node (``PotentialVictims``).
 """
 
@@ -131,8 +132,10 @@ def preemption(monitor: Any, d: Decision) -> Judgement:
     ``prepareCandidateAsync`` evicts every victim but the last in parallel and the last only
     once they are gone, and ``PreemptPod`` records a victim's Preempted Event only after its own
     deletion succeeded: when another preemptor that chose the same pod deleted it first, this
-    preemptor's Events never name it. So a group whose last victim is unknown is also judged
-    with one pod that another preemptor's Events name on the node added."""
+    preemptor's Events never name it (nor when a rollout deleted it first). So a group whose
+    last victim is unknown is also judged with one such pod added
+    (``Monitor.unnamed_victims``); when that does not explain it and a pod preempted on the
+    node has no Event at all, the preemption's victims are not known: not judged."""
 
     def judge(s: SpecState, d: Decision) -> Verdict:
         d.note = ""
@@ -144,15 +147,20 @@ def preemption(monitor: Any, d: Decision) -> Judgement:
         verdict = _victims_verdict(s, p, n, chosen)
         if verdict is None or not d.last_unknown:
             return verdict
-        for name in monitor.evicted_by_others(d.pod, d.node):
+        for name in monitor.unnamed_victims(d):
             q = s.world.pods.get(name)
             if q is None or q in chosen or q["spec"]["nodeName"] != d.node:
                 continue
             if q["spec"]["priority"] >= p["spec"]["priority"]:
                 continue
             if _victims_verdict(s, p, n, chosen | {q}) is None:
-                d.note = "with its last victim evicted first by another preemptor"
+                d.note = "with a last victim no Event of its own names"
                 return None
+        if monitor.eventless_victims(d):
+            raise NotJudged(
+                "victims not known (a pod preempted on the node has no Preempted Event: "
+                "deleted by another first)"
+            )
         return verdict
 
     return judge

@@ -44,6 +44,7 @@ from schedspec.checker.monitor_state import Change, History, Key, Obj
 __all__ = [
     "View",
     "assumed_on",
+    "preempted_on",
     "binding",
     "cache_change",
     "cycle_start",
@@ -67,9 +68,13 @@ class View:
     ahead: int
     shift: int
     nominations: bool = True
+    bindings: bool = True  # False: none of its own writes after the cut held
 
     def label(self) -> str:
-        """How the summary names the view (``state -2``; ``state -2, before a nomination``)."""
+        """How the summary names the view (``state -2``; ``state -2, before a nomination``;
+        ``state -2, before an overtaking binding``)."""
+        if not self.bindings:
+            return f"state {self.shift:+d}, before an overtaking binding"
         return f"state {self.shift:+d}" + ("" if self.nominations else ", before a nomination")
 
 
@@ -148,6 +153,16 @@ def assumed_on(pod: Obj | None, node: str) -> Obj | None:
     if pod is None or _node(pod) or not node:
         return pod
     return {**pod, "spec": {**pod["spec"], "nodeName": node}}
+
+
+def preempted_on(pod: Obj, node: str) -> bool:
+    """``pod`` is on ``node`` with the DisruptionTarget condition DefaultPreemption writes."""
+    return _node(pod) == node and any(
+        c.get("type") == "DisruptionTarget"
+        and c.get("status") == "True"
+        and c.get("reason") == "PreemptionByScheduler"
+        for c in _status(pod).get("conditions") or []
+    )
 
 
 def _disrupted(pod: Obj) -> bool:
@@ -247,6 +262,19 @@ def views(
         if own_write(change) and not binding(change):
             unseen = sum(1 for q in back if q >= p)
             yield View(p, anchor + 1, -unseen, nominations=False)
+    # Binding goroutines run side by side and reach the client's rate limiter in no set order:
+    # a binding of a later cycle may land first. So the cycle may have run before the cycles
+    # of up to ``window`` of the loop's bindings landing since the pod's own last change: cut
+    # just before each, nothing of the loop's held after it.
+    overtaking = 0
+    for p in range(anchor - 1, -1, -1):
+        change = log[p]
+        if change.key == ("Pod", bound) or change.key[0] != "Pod" or overtaking == window:
+            break
+        if own_write(change) and binding(change):
+            overtaking += 1
+            unseen = sum(1 for q in back if q >= p)
+            yield View(p, anchor + 1, -unseen, nominations=False, bindings=False)
 
 
 def objects_seen(
@@ -257,7 +285,7 @@ def objects_seen(
     anchor before ``view.ahead``, of pods it knew then (it had assumed them); ``pins`` last."""
     objects = history.objects_at(view.seen)
     for change in history.log[view.seen : anchor]:
-        held = view.nominations or binding(change)
+        held = view.nominations or (view.bindings and binding(change))
         if held and own_write(change) and change.new is not None:
             objects[change.key] = change.new
     for change in history.log[anchor + 1 : view.ahead]:

@@ -185,12 +185,12 @@ def test_an_unschedulable_verdict_is_judged() -> None:
     assert (v.kind, v.rule, v.verdict) == ("failure", "FeasibleNodes", "{n1}")
 
 
-def preemption_stream(*rounds: list[str]) -> list[tuple[str, Obj, bool]]:
-    """4 pods of 1 CPU on a 4-CPU node, a 2-CPU preemptor; each round's victims get their
+def preemption_stream(*rounds: list[str], cpu: str = "2") -> list[tuple[str, Obj, bool]]:
+    """4 pods of 1 CPU on a 4-CPU node, a ``cpu``-CPU preemptor; each round's victims get their
     DisruptionTarget condition together (kube-scheduler patches them in parallel), then go;
     the Preempted Events arrive after all."""
     low = {f"low-{i}": bound(pod(f"low-{i}", cpu="1"), "n1") for i in range(4)}
-    high = pod("high", cpu="2", priority=100)
+    high = pod("high", cpu=cpu, priority=100)
     stream = [*added(node("n1"), *low.values(), high)]
     stream.append(("Pod", unschedulable(high, nominated="n1"), False))
     for victims in rounds:
@@ -257,12 +257,40 @@ def test_a_last_victim_another_preemptor_deleted_first_completes_the_set() -> No
     assert m.summary.violations == []
     assert m.summary.judged["preemption"] == 2
     assert m.summary.explained_by_window == {
-        "preemption (state +0, with its last victim evicted first by another preemptor)": 1
+        "preemption (state +0, with a last victim no Event of its own names)": 1
     }
     # without the other preemptor's Event, two victims are not enough for 3 CPUs
     m = run(stream + events[1:], window=1)
     [v] = [v for v in m.summary.violations if v.kind == "preemption"]
     assert (v.rule, v.victims) == ("ValidVictims", ("default/low-1", "default/low-2"))
+
+
+def test_a_last_victim_without_an_event_completes_the_set_or_leaves_it_unjudged() -> None:
+    """A victim someone else deleted first (a rollout) has no Preempted Event at all: a pod
+    kube-scheduler marked DisruptionTarget on the node that no Event names may be the group's
+    last victim; when adding it does not explain the group, its victims are not known."""
+    stream = preemption_stream(["low-1", "low-2"], ["low-3"], cpu="3")
+    dropped = [c for c in stream if c[1].get("regarding", {}).get("name") != "low-3"]
+    m = run(dropped, window=1)
+    assert (m.summary.judged["preemption"], m.summary.violations) == (1, [])
+    assert m.summary.explained_by_window == {
+        "preemption (state +0, with a last victim no Event of its own names)": 1
+    }
+    m = run(stream, window=1)  # with its Event, plainly one preemption
+    assert (m.summary.judged["preemption"], m.summary.violations) == (1, [])
+    assert m.summary.explained_by_window == {}
+    # a 4-CPU preemptor: low-1, low-2 and low-3 are not enough; which preemption low-3 (and
+    # whatever else) went to is not known, so the group is not judged, and says why
+    stream = preemption_stream(["low-1", "low-2"], ["low-3"], cpu="4")
+    dropped = [c for c in stream if c[1].get("regarding", {}).get("name") != "low-3"]
+    m = run(dropped, window=1)
+    assert m.summary.violations == []
+    assert "preemption" not in m.summary.judged
+    [key] = [k for k in m.summary.not_judged if k.startswith("preemption: victims not known")]
+    assert "has no Preempted Event" in key
+    m = run(stream, window=1)  # with low-3's Event: too few as one, so read as rounds
+    assert m.summary.judged == {"failure": 1, "victim": 3}
+    assert m.summary.not_judged == {"preemption: minimality (victims handled one by one)": 1}
 
 
 def test_a_victim_still_pending_in_the_api_server_was_assumed_on_the_node() -> None:
