@@ -44,7 +44,6 @@ from schedspec.checker.monitor_state import Change, History, Key, Obj
 __all__ = [
     "View",
     "assumed_on",
-    "preempted_on",
     "binding",
     "cache_change",
     "cycle_start",
@@ -52,6 +51,7 @@ __all__ = [
     "nomination",
     "objects_seen",
     "own_write",
+    "preempted_on",
     "views",
 ]
 
