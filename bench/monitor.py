@@ -259,12 +259,13 @@ class _Recording:
         return self.monitor.flush()
 
 
-def replay(path: Path, window: int = 16) -> Result:
+def replay(path: Path, window: int | None = None) -> Result:
     """The monitor's verdicts on a stream ``--record`` wrote (no server)."""
-    from schedspec.checker.monitor import Monitor
+    from schedspec.checker.monitor import WINDOW, Monitor
     from schedspec.spec.load import load_spec
 
-    judge = Monitor(load_spec("scheduler"), window=window, minimise_steps=200)
+    judge = Monitor(load_spec("scheduler"), window=WINDOW if window is None else window,
+                    minimise_steps=200)  # fmt: skip
     result = Result()
     started = time.monotonic()
     with open(path, encoding="utf-8") as f:
@@ -313,7 +314,7 @@ def main() -> int:
         "--record", type=Path, help="write the stream the monitor read (JSON lines)"
     )
     parser.add_argument("--replay", type=Path, help="judge a --record file again, no server")
-    parser.add_argument("--window", type=int, default=16, help="with --replay")
+    parser.add_argument("--window", type=int, help="with --replay (default: the monitor's)")
     args = parser.parse_args()
     if args.replay is not None:
         replayed = replay(args.replay, args.window)

@@ -65,7 +65,22 @@ from schedspec.cluster import object_key
 from schedspec.errors import ManifestError
 from schedspec.spec.load import LoadedSpec
 
-__all__ = ["PREEMPTION_SETTLE", "Decision", "Monitor", "Summary", "Violation", "sampled_scoring"]
+__all__ = [
+    "PREEMPTION_SETTLE",
+    "WINDOW",
+    "Decision",
+    "Monitor",
+    "Summary",
+    "Violation",
+    "sampled_scoring",
+]
+
+WINDOW = 32
+"""The default ``window``: how many changes the scheduler's cache may lag behind the API server
+before the cycle's interval (or how many later bindings it may have assumed). Measured on
+``bench/monitor.py`` streams (2 cores shared by etcd, kube-apiserver, kube-scheduler, the
+workload and the monitor): lags of 21 cached changes past the loop's previous status write came
+during the workload's deletion bursts; 16 left one such binding a violation."""
 
 PREEMPTION_SETTLE = 256
 """Changes after a preemption's last Preempted Event before it is judged (its other victims'
@@ -126,7 +141,7 @@ class Monitor:
         spec: LoadedSpec,
         config: Mapping[str, Any] | None = None,
         *,
-        window: int = 16,
+        window: int = WINDOW,
         settle_seconds: float = 3.0,
         minimise_steps: int = 300,
         clock: Callable[[], float] = time.monotonic,

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
-from schedspec.checker.monitor import Monitor, Summary, Violation
+from schedspec.checker.monitor import WINDOW, Monitor, Summary, Violation
 from schedspec.checker.monitor_watch import Watcher
 from schedspec.errors import UsageError
 from schedspec.live import add_source_flags, source_from_args
@@ -41,10 +41,10 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     mo.add_argument(
         "--window",
         type=int,
-        default=16,
+        default=WINDOW,
         metavar="K",
         help="allow the scheduler's cache K changes behind the API server, or K later bindings "
-        "assumed (default 16)",
+        f"assumed (default {WINDOW})",
     )
     mo.add_argument("--out", metavar="DIR", help="write each violation's cluster to DIR")
     mo.add_argument(
