@@ -69,12 +69,15 @@ class View:
     shift: int
     nominations: bool = True
     bindings: bool = True  # False: none of its own writes after the cut held
+    later: int = 0  # a cut back (shift < 0) with this many later bindings assumed too
 
     def label(self) -> str:
         """How the summary names the view (``state -2``; ``state -2, before a nomination``;
-        ``state -2, before an overtaking binding``)."""
+        ``state -2, before an overtaking binding``; ``state -2 and +1``)."""
         if not self.bindings:
             return f"state {self.shift:+d}, before an overtaking binding"
+        if self.later:
+            return f"state {self.shift:+d} and +{self.later}"
         return f"state {self.shift:+d}" + ("" if self.nominations else ", before a nomination")
 
 
@@ -209,6 +212,10 @@ def cache_change(change: Change) -> bool:
     return change.key[0] == "Pod" and _cached(change.old) != _cached(change.new)
 
 
+BOTH_WAYS = 4
+"""How many later bindings a cut back may assume too (each costs a judgement per cut)."""
+
+
 def views(
     log: Sequence[Change],
     anchor: int,
@@ -248,6 +255,12 @@ def views(
             yield View(back[k - 1], anchor + 1, -k)
         if k <= len(ahead):
             yield View(anchor, ahead[k - 1], k)
+    # Behind and ahead at once: in a burst of bindings (they wait at the rate limiter while
+    # cycles take a millisecond) the cache may not yet have seen the latest changes by others
+    # and already hold pods whose bindings land after the decision's.
+    for j in range(1, min(BOTH_WAYS, len(ahead)) + 1):
+        for k in range(1, len(back) + 1):
+            yield View(back[k - 1], ahead[j - 1], -k, later=j)
     if bound is None:
         return
     # A binding lands late (its goroutine waits at the rate limiter), so the cycle that chose

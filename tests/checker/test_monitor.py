@@ -175,6 +175,21 @@ def test_a_binding_is_judged_against_the_states_around_it() -> None:
     assert "InterPodAffinityOK" in v.reason
 
 
+def test_a_binding_in_a_burst_is_judged_on_a_cache_behind_and_ahead_at_once() -> None:
+    """n1 emptied (y deleted) and b about to land there: the cycle that sent a to n2 had not
+    seen y go and had already assumed b. Neither alone makes n2 the better node."""
+    x, y = bound(pod("x", cpu="2"), "n2"), bound(pod("y", cpu="1"), "n1")
+    a, b = pod("a", cpu="1"), pod("b", cpu="1500m")
+    stream = [*added(node("n1"), node("n2"), x, y, a, b), ("Pod", y, True),
+              ("Pod", bound(a, "n2"), False), ("Pod", bound(b, "n1"), False)]  # fmt: skip
+    m = run(stream, window=2)
+    assert m.summary.violations == []
+    assert m.summary.explained_by_window == {"binding (state -1 and +1)": 1}
+    strict = run(stream, window=0)
+    [v] = strict.summary.violations
+    assert (v.pod, v.rule) == ("default/a", "Best")
+
+
 def test_an_unschedulable_verdict_is_judged() -> None:
     big = pod("big", cpu="8")
     m = run([*added(node("n1"), big), ("Pod", unschedulable(big), False)])
