@@ -259,13 +259,13 @@ class _Recording:
         return self.monitor.flush()
 
 
-def replay(path: Path, window: int | None = None) -> Result:
+def replay(path: Path, window: int | None = None, minimise_steps: int = 200) -> Result:
     """The monitor's verdicts on a stream ``--record`` wrote (no server)."""
     from schedspec.checker.monitor import WINDOW, Monitor
     from schedspec.spec.load import load_spec
 
     judge = Monitor(load_spec("scheduler"), window=WINDOW if window is None else window,
-                    minimise_steps=200)  # fmt: skip
+                    minimise_steps=minimise_steps)  # fmt: skip
     result = Result()
     started = time.monotonic()
     with open(path, encoding="utf-8") as f:
