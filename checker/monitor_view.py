@@ -28,9 +28,11 @@ holds; a cut before that write covers a goroutine that reached the limiter late 
 ``views(log, anchor, window, since)`` lists the candidate states, the likeliest first: the API
 server's state before the decision, then alternately one more change by others not yet seen
 (``seen`` moves back over one change that alters what the cache holds and is not the
-scheduler's own) and one more later binding already assumed; for a binding, then the cuts just
-before each nomination the loop wrote since the earliest of those, nothing of the loop held
-after it (the binding's cycle may have run before it). ``objects_seen`` builds one.
+scheduler's own) and one more later binding already assumed; then each cut back with up to
+``BOTH_WAYS`` later bindings assumed too; for a binding, then the cuts just before each
+nomination the loop wrote since the pod's own last change, and just before each of the loop's
+bindings landing since then (up to ``window``), nothing of the loop held after the cut (the
+binding's cycle may have run before it). ``objects_seen`` builds one.
 """
 
 from __future__ import annotations
