@@ -243,7 +243,7 @@ class Monitor:
         condition came after all their deletions, are one preemption: judged whole. With no
         such last victim, its Event may be missing (``PreemptPod`` records one only after its
         own deletion succeeded: another preemptor or a rollout deleted it first) and the
-        judgement may add it (``unnamed_victims``).
+        judgement may add it (``evicted_by_others``, ``eventless_victims``).
         Any other shape is several rounds (a preemptor chooses again once its parallel victims
         are gone, kubernetes/kubernetes#134249) or one the stream cannot split: each victim is
         judged alone — of lower priority than the preemptor and on the node when it was chosen
@@ -283,16 +283,14 @@ class Monitor:
         )
         return start, end, victim
 
-    def unnamed_victims(self, d: Decision) -> list[str]:
-        """The pods that may be the last victim of ``d`` that no Event of its preemptor names:
-        those another preemptor's Preempted Events name on the node (it deleted the pod first),
-        and those of ``eventless_victims``."""
-        others = {
+    def evicted_by_others(self, d: Decision) -> set[str]:
+        """The pods another preemptor's Preempted Events name on ``d``'s node (it deleted them
+        first, so ``d``'s preemptor wrote no Event for them)."""
+        return {
             victim
             for victim, by in self.evicted.items()
             if any(n == d.node and p != d.pod for p, n in by)
         }
-        return sorted(others.union(self.eventless_victims(d)))
 
     def eventless_victims(self, d: Decision) -> list[str]:
         """The pods kube-scheduler marked DisruptionTarget on ``d``'s node from ``d``'s position

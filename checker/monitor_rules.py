@@ -133,9 +133,19 @@ def preemption(monitor: Any, d: Decision) -> Judgement:
     once they are gone, and ``PreemptPod`` records a victim's Preempted Event only after its own
     deletion succeeded: when another preemptor that chose the same pod deleted it first, this
     preemptor's Events never name it (nor when a rollout deleted it first). So a group whose
-    last victim is unknown is also judged with one such pod added
-    (``Monitor.unnamed_victims``); when that does not explain it and a pod preempted on the
-    node has no Event at all, the preemption's victims are not known: not judged."""
+    last victim is unknown is also judged with one such pod added (``Monitor.evicted_by_others``,
+    ``Monitor.eventless_victims``); when that does not explain it and a pod preempted on the
+    node has no Event at all, the preemption's victims are not known: not judged. Those pods
+    are the history's, not a state's: looked up once per decision, not once per state."""
+
+    found: list[tuple[list[str], list[str]]] = []
+
+    def candidates() -> tuple[list[str], list[str]]:
+        """The pods that may be the unknown last victim, and those of them no Event names."""
+        if not found:
+            eventless = monitor.eventless_victims(d)
+            found.append((sorted(monitor.evicted_by_others(d).union(eventless)), eventless))
+        return found[0]
 
     def judge(s: SpecState, d: Decision) -> Verdict:
         d.note = ""
@@ -147,7 +157,8 @@ def preemption(monitor: Any, d: Decision) -> Judgement:
         verdict = _victims_verdict(s, p, n, chosen)
         if verdict is None or not d.last_unknown:
             return verdict
-        for name in monitor.unnamed_victims(d):
+        unnamed, eventless = candidates()
+        for name in unnamed:
             q = s.world.pods.get(name)
             if q is None or q in chosen or q["spec"]["nodeName"] != d.node:
                 continue
@@ -156,7 +167,7 @@ def preemption(monitor: Any, d: Decision) -> Judgement:
             if _victims_verdict(s, p, n, chosen | {q}) is None:
                 d.note = "with a last victim no Event of its own names"
                 return None
-        if monitor.eventless_victims(d):
+        if eventless:
             raise NotJudged(
                 "victims not known (a pod preempted on the node has no Preempted Event: "
                 "deleted by another first)"
