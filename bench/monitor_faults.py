@@ -29,55 +29,33 @@ import json
 import sys
 import time
 from collections import Counter
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from schedspec.quantity import parse_quantity
+
 Obj = dict[str, Any]
 KINDS = ("taint", "capacity", "score")
 
 
-def _cpu(pod: Obj) -> int:
-    total = 0
-    for c in pod["spec"].get("containers") or []:
-        value = str(((c.get("resources") or {}).get("requests") or {}).get("cpu", "0"))
-        total += int(value[:-1]) if value.endswith("m") else int(float(value) * 1000)
-    return total
-
-
-def _tolerates(pod: Obj, taint: Obj) -> bool:
-    for t in pod["spec"].get("tolerations") or []:
-        if t.get("effect") not in (None, "", taint.get("effect")):
-            continue
-        if t.get("operator") == "Exists" and t.get("key") in (None, "", taint["key"]):
-            return True
-        if t.get("key") == taint["key"] and t.get("value") == taint.get("value"):
-            return True
-    return False
+def _cpu(pod: Obj) -> Fraction:
+    """The pod's CPU request in cores (this workload has no init containers or overhead)."""
+    return sum(
+        (
+            parse_quantity(((c.get("resources") or {}).get("requests") or {}).get("cpu", "0"))
+            for c in pod["spec"].get("containers") or []
+        ),
+        Fraction(0),
+    )
 
 
 def _wrong_node(kind: str, pod: Obj, objects: dict[Any, Obj], spec: Any, builder: Any) -> str:
-    """A node of ``kind`` for ``pod`` in ``objects`` (the API server's state), or ''."""
-    nodes = {k[1]: o for k, o in objects.items() if k[0] == "Node"}
-    if kind == "taint":
-        for name, node in sorted(nodes.items()):
-            taints = (node.get("spec") or {}).get("taints") or []
-            if any(t.get("effect") == "NoSchedule" and not _tolerates(pod, t) for t in taints):
-                return name
-        return ""
-    if kind == "capacity":
-        used = Counter[str]()
-        for k, o in objects.items():
-            if k[0] == "Pod" and o["spec"].get("nodeName"):
-                used[o["spec"]["nodeName"]] += _cpu(o)
-        need = _cpu(pod)
-        for name, node in sorted(nodes.items()):
-            free = _cpu({"spec": {"containers": [{"resources": {"requests": {
-                "cpu": node["status"]["allocatable"]["cpu"]}}}]}}) - used[name]  # fmt: skip
-            if free + 500 <= need:
-                return name
-        return ""
+    """A node of ``kind`` for ``pod`` in ``objects`` (the API server's state), or '' — the
+    spec's own verdicts pick it: ``TaintsOK`` false; ``FitOK`` false with the CPU short by at
+    least 500m; the lowest ``Viability`` among the ``Feasible`` nodes."""
     from schedspec.checker.differential import SpecState
     from schedspec.checker.monitor_state import manifests
 
@@ -85,11 +63,22 @@ def _wrong_node(kind: str, pod: Obj, objects: dict[Any, Obj], spec: Any, builder
     p = state.world.pods.get(f"{pod['metadata']['namespace']}/{pod['metadata']['name']}")
     if p is None:
         return ""
-    scores = {
-        name: state.call("Viability", p, n)
-        for name, n in state.world.nodes.items()
-        if state.call("Feasible", p, n) is True
-    }
+    nodes = sorted(state.world.nodes.items())
+    if kind == "taint":
+        return next((name for name, n in nodes if state.call("TaintsOK", p, n) is not True), "")
+    if kind == "capacity":
+        used = Counter[str]()
+        for k, o in objects.items():
+            if k[0] == "Pod" and o["spec"].get("nodeName"):
+                used[o["spec"]["nodeName"]] += _cpu(o)
+        for name, n in nodes:
+            free = parse_quantity(objects[("Node", name)]["status"]["allocatable"]["cpu"])
+            short = _cpu(pod) - (free - used[name])
+            if state.call("FitOK", p, n) is not True and short >= Fraction(1, 2):
+                return name
+        return ""
+    scores = {name: state.call("Viability", p, n) for name, n in nodes
+              if state.call("Feasible", p, n) is True}  # fmt: skip
     if len(scores) < 2:
         return ""
     worst = min(scores, key=lambda n: (scores[n], n))
