@@ -243,7 +243,8 @@ class Monitor:
         condition came after all their deletions, are one preemption: judged whole. With no
         such last victim, its Event may be missing (``PreemptPod`` records one only after its
         own deletion succeeded: another preemptor or a rollout deleted it first) and the
-        judgement may add it (``evicted_by_others``, ``eventless_victims``).
+        judgement may add it (``evicted_by_others``, ``eventless_victims``,
+        ``deleted_unmarked``).
         Any other shape is several rounds (a preemptor chooses again once its parallel victims
         are gone, kubernetes/kubernetes#134249) or one the stream cannot split: each victim is
         judged alone — of lower priority than the preemptor and on the node when it was chosen
@@ -304,6 +305,22 @@ class Monitor:
                 continue
             if preempted_on(change.new, d.node):
                 found.add(name)
+        return sorted(found)
+
+    def deleted_unmarked(self, d: Decision) -> list[str]:
+        """The pods deleted from ``d``'s node with no DisruptionTarget condition, from ``d``'s
+        position until ``window`` changes after its last parallel victim went: the last victim
+        goes only once the others are gone, and when a rollout deleted it before that,
+        ``PreemptPod``'s patch finds it gone, so it has neither the condition nor an Event."""
+        log = self.history.log
+        until = max(self._victim_span(v)[1] for v in d.victims) + self.window
+        found = set()
+        for change in log[d.position : until + 1]:
+            old = change.old
+            if change.key[0] != "Pod" or change.new is not None or old is None:
+                continue
+            if old["spec"].get("nodeName") == d.node and not _disrupted(old):
+                found.add(change.key[1])
         return sorted(found)
 
     def _victim_change(self, victim: str) -> int:

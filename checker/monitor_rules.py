@@ -132,9 +132,10 @@ def preemption(monitor: Any, d: Decision) -> Judgement:
     ``prepareCandidateAsync`` evicts every victim but the last in parallel and the last only
     once they are gone, and ``PreemptPod`` records a victim's Preempted Event only after its own
     deletion succeeded: when another preemptor that chose the same pod deleted it first, this
-    preemptor's Events never name it (nor when a rollout deleted it first). So a group whose
-    last victim is unknown is also judged with one such pod added (``Monitor.evicted_by_others``,
-    ``Monitor.eventless_victims``); when that does not explain it and a pod preempted on the
+    preemptor's Events never name it (nor when a rollout deleted it first: then it may not even
+    have the DisruptionTarget condition). So a group whose last victim is unknown is also judged
+    with one such pod added (``Monitor.evicted_by_others``, ``Monitor.eventless_victims``,
+    ``Monitor.deleted_unmarked``); when that does not explain it and a pod preempted on the
     node has no Event at all, the preemption's victims are not known: not judged. Those pods
     are the history's, not a state's: looked up once per decision, not once per state."""
 
@@ -144,7 +145,8 @@ def preemption(monitor: Any, d: Decision) -> Judgement:
         """The pods that may be the unknown last victim, and those of them no Event names."""
         if not found:
             eventless = monitor.eventless_victims(d)
-            found.append((sorted(monitor.evicted_by_others(d).union(eventless)), eventless))
+            others = monitor.evicted_by_others(d).union(eventless, monitor.deleted_unmarked(d))
+            found.append((sorted(others), eventless))
         return found[0]
 
     def judge(s: SpecState, d: Decision) -> Verdict:

@@ -308,6 +308,39 @@ def test_a_last_victim_without_an_event_completes_the_set_or_leaves_it_unjudged(
     assert m.summary.not_judged == {"preemption: minimality (victims handled one by one)": 1}
 
 
+def test_a_last_victim_a_rollout_deleted_before_its_turn_completes_the_set() -> None:
+    """The last victim goes only once the parallel ones are gone; when a rollout deleted it in
+    between, ``PreemptPod``'s patch finds it gone: no DisruptionTarget condition, no Event. A
+    pod deleted from the node that way may be the group's last victim; one deleted from
+    another node, or long after the parallel victims went, is not."""
+    low = {f"low-{i}": bound(pod(f"low-{i}", cpu="1"), "n1") for i in range(4)}
+    high = pod("high", cpu="3", priority=100)
+    elsewhere = bound(pod("low-9", cpu="1"), "n2")
+    # n2 comes after the low pods: no informer lag reaches back over a node's arrival
+
+    def stream(gone: Obj, filler: int = 0) -> list[tuple[str, Obj, bool]]:
+        s = [*added(node("n1"), *low.values(), elsewhere, node("n2", cpu="2"), high),
+             ("Pod", unschedulable(high, nominated="n1"), False)]  # fmt: skip
+        s += [("Pod", disrupted(low[v]), False) for v in ("low-1", "low-2")]
+        s += [("Pod", disrupted(low[v]), True) for v in ("low-1", "low-2")]
+        s += [*added(*(pod(f"other-{i}") for i in range(filler))), ("Pod", gone, True)]
+        return s + [("Event", preempted(v, "high", "n1"), False) for v in ("low-1", "low-2")]
+
+    m = run(stream(low["low-3"]), window=1)
+    assert (m.summary.judged["preemption"], m.summary.violations) == (1, [])
+    assert m.summary.explained_by_window == {
+        "preemption (state +0, with a last victim no Event of its own names)": 1
+    }
+    # the same pod deleted many changes after the parallel victims: not this preemption's
+    m = run(stream(low["low-3"], filler=8), window=1)
+    [v] = [v for v in m.summary.violations if v.kind == "preemption"]
+    assert (v.rule, v.victims) == ("ValidVictims", ("default/low-1", "default/low-2"))
+    # a pod deleted from another node is no victim of a preemption on n1
+    m = run(stream(elsewhere), window=1)
+    [v] = [v for v in m.summary.violations if v.kind == "preemption"]
+    assert v.rule == "ValidVictims"
+
+
 def test_a_victim_still_pending_in_the_api_server_was_assumed_on_the_node() -> None:
     """A victim whose binding had not landed when it was preempted (the scheduler had assumed
     it on the node; its Preempted Event names the node) is a pod of that node."""
