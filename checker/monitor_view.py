@@ -208,6 +208,22 @@ def _cached(pod: Obj | None) -> tuple[Any, ...] | None:
     return labels, pod["spec"], _nominated(pod), terminating, terminating and _disrupted(pod)
 
 
+def own_change(change: Change, pod: str) -> bool:
+    """A change of ``pod`` its binding's cycle came after: any but the DisruptionTarget
+    condition alone, which a preemption writes on a pod the scheduler holds assumed while its
+    binding waits at the rate limiter (so after the cycle that chose the node)."""
+    if change.key != ("Pod", pod):
+        return False
+    old, new = change.old, change.new
+    if old is None or new is None or _disrupted(old) or not _disrupted(new):
+        return True
+    return (_node(old), _nominated(old), _scheduled_false(old)) != (
+        _node(new),
+        _nominated(new),
+        _scheduled_false(new),
+    )
+
+
 def cache_change(change: Change) -> bool:
     """The change alters what the scheduler caches (a pending pod created, a condition
     written on a bound pod: no)."""
@@ -272,7 +288,7 @@ def views(
     # of the loop's held after it (the bindings it had assumed still are).
     for p in range(anchor - 1, -1, -1):
         change = log[p]
-        if change.key == ("Pod", bound) or change.key[0] != "Pod":
+        if own_change(change, bound) or change.key[0] != "Pod":
             break
         if own_write(change) and not binding(change):
             unseen = sum(1 for q in back if q >= p)
@@ -284,7 +300,7 @@ def views(
     overtaking = 0
     for p in range(anchor - 1, -1, -1):
         change = log[p]
-        if change.key == ("Pod", bound) or change.key[0] != "Pod" or overtaking == window:
+        if own_change(change, bound) or change.key[0] != "Pod" or overtaking == window:
             break
         if own_write(change) and binding(change):
             overtaking += 1

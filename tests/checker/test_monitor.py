@@ -481,6 +481,16 @@ def test_a_binding_chosen_before_a_nomination_landed_is_judged_without_it() -> N
         "failure (state +1)": 1,  # high's cycle had low assumed on n1
         "binding (state +0, before a nomination)": 1,
     }
+    # high's preemption chose low on n1 (the cache held it assumed there) and patched its
+    # DisruptionTarget condition before low's binding landed: a change of low's, but after
+    # the cycle that bound it, so the cycle still ran before the nomination
+    marked = copy.deepcopy(low)
+    marked["status"]["conditions"] = [{"type": "DisruptionTarget", "status": "True",
+                                       "reason": "PreemptionByScheduler"}]  # fmt: skip
+    stream = [*start, nominated, ("Pod", marked, False), ("Pod", bound(marked, "n1"), False)]
+    m = run(stream, window=4)
+    assert m.summary.violations == []
+    assert m.summary.explained_by_window["binding (state +0, before a nomination)"] == 1
     # the nomination landed before low was even created: no cycle of low's ran without it
     late = pod("late", cpu="1")
     stream = [*start, ("Pod", bound(low, "n1"), False), nominated, *added(late),
