@@ -18,6 +18,7 @@ cannot judge it (a pod missing from it):
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -136,17 +137,22 @@ def preemption(monitor: Any, d: Decision) -> Judgement:
     have the DisruptionTarget condition). So a group whose last victim is unknown is also judged
     with one such pod added (``Monitor.evicted_by_others``, ``Monitor.eventless_victims``,
     ``Monitor.deleted_unmarked``); when that does not explain it and a pod preempted on the
-    node has no Event at all, the preemption's victims are not known: not judged. Those pods
-    are the history's, not a state's: looked up once per decision, not once per state."""
+    node has no Event at all, the preemption's victims are not known: not judged. Nor need the
+    unknown victims be only the last: SelectVictimsOnNode takes the pods another preemption is
+    already deleting too, and when that one deletes them first this one's Events never name
+    them — so up to ``_MARKED_AT_MOST`` such pods are also tried together. Those pods are the
+    history's, not a state's: looked up once per decision, not once per state."""
 
-    found: list[tuple[list[str], list[str]]] = []
+    found: list[tuple[list[str], list[str], list[str]]] = []
 
-    def candidates() -> tuple[list[str], list[str]]:
-        """The pods that may be the unknown last victim, and those of them no Event names."""
+    def candidates() -> tuple[list[str], list[str], list[str]]:
+        """The pods that may be unknown victims; those of them no Event names; those another
+        preemption marked (its Event names them, or none does)."""
         if not found:
             eventless = monitor.eventless_victims(d)
-            others = monitor.evicted_by_others(d).union(eventless, monitor.deleted_unmarked(d))
-            found.append((sorted(others), eventless))
+            marked = monitor.evicted_by_others(d).union(eventless)
+            unnamed = sorted(marked.union(monitor.deleted_unmarked(d)))
+            found.append((unnamed, eventless, sorted(marked)))
         return found[0]
 
     def judge(s: SpecState, d: Decision) -> Verdict:
@@ -159,16 +165,27 @@ def preemption(monitor: Any, d: Decision) -> Judgement:
         verdict = _victims_verdict(s, p, n, chosen)
         if verdict is None or not d.last_unknown:
             return verdict
-        unnamed, eventless = candidates()
+        unnamed, eventless, marked = candidates()
+        usable: list[tuple[str, Fcn]] = []
         for name in unnamed:
             q = s.world.pods.get(name)
             if q is None or q in chosen or q["spec"]["nodeName"] != d.node:
                 continue
-            if q["spec"]["priority"] >= p["spec"]["priority"]:
-                continue
+            if q["spec"]["priority"] < p["spec"]["priority"]:
+                usable.append((name, q))
+        for _, q in usable:
             if _victims_verdict(s, p, n, chosen | {q}) is None:
                 d.note = "with a last victim no Event of its own names"
                 return None
+        # SelectVictimsOnNode takes every lower-priority pod of the node's NodeInfo, those
+        # another preemption is already deleting included; when that one deleted them first,
+        # none of this preemptor's Events name them, however many it chose
+        others = [q for name, q in usable if name in marked][:_MARKED_AT_MOST]
+        for size in range(2, len(others) + 1):
+            for extra in itertools.combinations(others, size):
+                if _victims_verdict(s, p, n, chosen.union(extra)) is None:
+                    d.note = "with victims another preemption deleted first"
+                    return None
         if eventless:
             raise NotJudged(
                 "victims not known (a pod preempted on the node has no Preempted Event: "
@@ -177,6 +194,11 @@ def preemption(monitor: Any, d: Decision) -> Judgement:
         return verdict
 
     return judge
+
+
+_MARKED_AT_MOST = 5
+"""How many pods another preemption marked on the node are tried as unnamed victims together
+(every subset: 2⁵ judgements at most per state)."""
 
 
 def _victims_verdict(s: SpecState, p: Fcn, n: Fcn, chosen: frozenset[Fcn]) -> Verdict:

@@ -341,6 +341,33 @@ def test_a_last_victim_a_rollout_deleted_before_its_turn_completes_the_set() -> 
     assert v.rule == "ValidVictims"
 
 
+def test_victims_another_preemption_deleted_first_may_be_several() -> None:
+    """``other`` preempted low-0 and low-1 on n1; ``high``, of the same priority, came next:
+    its cycle counts other's nomination, and SelectVictimsOnNode takes every lower-priority pod
+    of n1, the two already terminating included — all four are its victims. other's goroutine
+    deleted low-0 and low-1 first, so high's Events name only low-2 and low-3."""
+    low = {f"low-{i}": bound(pod(f"low-{i}", cpu="1"), "n1") for i in range(4)}
+    other, high = pod("other", cpu="2", priority=100), pod("high", cpu="2", priority=100)
+    stream = [*added(node("n1"), *low.values(), node("n2", cpu="0"), other, high),
+              ("Pod", unschedulable(other, nominated="n1"), False)]  # fmt: skip
+    stream += [("Pod", disrupted(low[v]), False) for v in ("low-0", "low-1")]
+    stream.append(("Pod", unschedulable(high, nominated="n1"), False))
+    stream += [("Pod", disrupted(low[v]), False) for v in ("low-2", "low-3")]
+    stream += [("Pod", disrupted(low[f"low-{i}"]), True) for i in range(4)]
+    stream += [("Event", preempted(v, "other", "n1"), False) for v in ("low-0", "low-1")]
+    stream += [("Event", preempted(v, "high", "n1"), False) for v in ("low-2", "low-3")]
+    m = run(stream, window=1)
+    assert m.summary.violations == []
+    assert m.summary.judged["preemption"] == 2
+    assert m.summary.explained_by_window == {
+        "preemption (state +0, with victims another preemption deleted first)": 1
+    }
+    # without other's Events no other preemption is known to have deleted them first
+    m = run(stream[:-4] + stream[-2:], window=1)
+    [v] = m.summary.violations
+    assert (v.pod, v.rule) == ("default/high", "ValidVictims")
+
+
 def test_a_victim_still_pending_in_the_api_server_was_assumed_on_the_node() -> None:
     """A victim whose binding had not landed when it was preempted (the scheduler had assumed
     it on the node; its Preempted Event names the node) is a pod of that node."""
