@@ -44,6 +44,8 @@ type env struct {
 	bindOrder []string
 	deleted   []string // ns/name of pods deleted through the API (preemption victims)
 	actions   atomic.Int64
+
+	copies map[string]map[string]framework.Plugin // profile name -> plugins (see plugins)
 }
 
 func podKey(p *v1.Pod) string { return p.Namespace + "/" + p.Name }
@@ -206,8 +208,24 @@ func (e *env) profileOf(fw framework.Framework) *schedconfig.KubeSchedulerProfil
 // plugins instantiates, from the in-tree registry, a second copy of every plugin of a profile
 // so each can be called on its own (the framework only runs them as a chain). Plugins keep their
 // per-cycle data in the CycleState, so the copies read what the framework's PreFilter/PreScore
-// wrote and vice versa.
+// wrote and vice versa. They are made once per profile and reused for every pod the scheduler is
+// asked about, as the framework reuses its own instances from cycle to cycle.
 func (e *env) plugins(fw framework.Framework) (map[string]framework.Plugin, error) {
+	if made, ok := e.copies[fw.ProfileName()]; ok {
+		return made, nil
+	}
+	out, err := e.newPlugins(fw)
+	if err != nil {
+		return nil, err
+	}
+	if e.copies == nil {
+		e.copies = map[string]map[string]framework.Plugin{}
+	}
+	e.copies[fw.ProfileName()] = out
+	return out, nil
+}
+
+func (e *env) newPlugins(fw framework.Framework) (map[string]framework.Plugin, error) {
 	prof := e.profileOf(fw)
 	args := map[string]runtime.Object{}
 	if prof != nil {

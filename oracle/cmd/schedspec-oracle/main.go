@@ -28,6 +28,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"runtime/pprof"
 
 	"k8s.io/klog/v2"
 )
@@ -56,6 +57,23 @@ func main() {
 	klog.SetOutput(io.Discard)
 	klog.LogToStderr(false)
 
+	// SCHEDSPEC_ORACLE_CPUPROFILE=path writes a Go CPU profile of the whole session there
+	// (go tool pprof), to see where a campaign's requests spend the bridge's time.
+	if path := os.Getenv("SCHEDSPEC_ORACLE_CPUPROFILE"); path != "" {
+		if f, err := os.Create(path); err == nil && pprof.StartCPUProfile(f) == nil {
+			defer func() { pprof.StopCPUProfile(); _ = f.Close() }()
+		}
+	}
+	// Each request builds a scheduler, answers and drops it: a small live heap turned over
+	// fast, so at Go's default GOGC=100 the collector runs every few requests. The bridge
+	// trades memory for CPU, up to a soft limit past which it collects as often as it must
+	// (GOGC and GOMEMLIMIT in the environment still decide when set).
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(gcPercent)
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(memoryLimit)
+	}
 	lines := make(chan []byte, readAhead)
 	go readLines(os.Stdin, lines)
 	out := bufio.NewWriterSize(os.Stdout, 1<<20)
@@ -69,6 +87,15 @@ func main() {
 // keeps being drained while a long answer waits for the client to read it, so neither side
 // blocks on a full pipe.
 const readAhead = 64
+
+// gcPercent and memoryLimit are the bridge's GOGC and GOMEMLIMIT unless the environment sets them:
+// at 10 nodes × 10 pods the collector took about a fifth of the bridge's CPU time at GOGC=100
+// (a three-way campaign's bridge answers 10% faster at 400), and the soft limit keeps a large
+// cluster's heap from growing fivefold past 2 GiB.
+const (
+	gcPercent   = 400
+	memoryLimit = 2 << 30
+)
 
 // readLines sends every non-blank line of in, in order, and closes lines at EOF.
 func readLines(in io.Reader, lines chan<- []byte) {
