@@ -314,9 +314,9 @@ class _ClusterRun:
         if checker.also_textbook is not None:
             self.t = SpecState(checker.also_textbook, cluster)
         self.asked: OracleAnswer | None = None
-        # predicate → [compared, agreed, spec TRUE, spec FALSE] between spec and impl, folded
-        # into ``out`` at the end:
-        # a cluster makes hundreds of comparisons, and most agree with no real scheduler asked
+        # predicate → [compared, agreed, spec TRUE, spec FALSE] between spec and impl, then
+        # [compared, spec agreed, impl agreed] with the real scheduler, folded into ``out`` at
+        # the end: a cluster makes hundreds of comparisons, and most agree
         self.counts: dict[str, list[int]] = {}
 
     def check(self) -> None:
@@ -332,11 +332,18 @@ class _ClusterRun:
             self.out.agreement.agreed,
         )
         outcomes = self.out.outcomes
-        for predicate, (n, a, yes, no) in self.counts.items():
+        for predicate, (n, a, yes, no, real, spec_real, impl_real) in self.counts.items():
             checked[predicate] += n
             compared["spec↔impl", predicate] += n
             if a:
                 agreed["spec↔impl", predicate] += a
+            if real:
+                compared["spec↔real", predicate] += real
+                compared["impl↔real", predicate] += real
+                if spec_real:
+                    agreed["spec↔real", predicate] += spec_real
+                if impl_real:
+                    agreed["impl↔real", predicate] += impl_real
             if yes:
                 outcomes[predicate, "TRUE"] += yes
             if no:
@@ -414,7 +421,7 @@ class _ClusterRun:
         agree = spec == impl and type(spec) is type(impl)  # same(spec, impl), inlined
         counts = self.counts.get(predicate)
         if counts is None:
-            counts = self.counts[predicate] = [0, 0, 0, 0]
+            counts = self.counts[predicate] = [0, 0, 0, 0, 0, 0, 0]
         counts[0] += 1
         counts[1] += agree
         if spec is True:
@@ -427,10 +434,10 @@ class _ClusterRun:
                     self.differ(predicate, pod, node, _plain(spec), _plain(impl))
                 return
             real = self.asked.value(self.checker.by_name.get(predicate), node)
-        tally = self.out.agreement.add
         if real is not _NA:
-            tally("spec↔real", predicate, same(spec, real))
-            tally("impl↔real", predicate, same(impl, real))
+            counts[4] += 1
+            counts[5] += spec == real and type(spec) is type(real)
+            counts[6] += impl == real and type(impl) is type(real)
         if not agree or (real is not _NA and not same(real, spec)):
             third = None if real is _NA else _plain(real)
             self.differ(predicate, pod, node, _plain(spec), _plain(impl), third)
