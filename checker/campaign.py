@@ -229,7 +229,7 @@ def _load(objects: Objects) -> Cluster | None:
 
 
 @contextlib.contextmanager
-def _young_collections() -> Iterator[None]:
+def young_collections() -> Iterator[None]:
     """Collect only what a campaign makes. Checking a cluster allocates tens of thousands of
     short-lived objects on top of a large long-lived heap (the compiled specs, Hypothesis's
     choice tree); with CPython's default thresholds the collector re-scans that heap in full
@@ -312,7 +312,7 @@ def run_campaign(
             for held in ahead.push(cluster, objects):
                 check(*held)
 
-        with _young_collections():
+        with young_collections():
             generate()
             for held in ahead.drain():
                 check(*held)
