@@ -16,11 +16,11 @@ The same clusters (drawn once, 10 nodes × 10 pods by default), checked in the s
 
 Each three-way row's reports (every count, agreement and disagreement) must equal the
 baseline's, or the bench says so and exits 1. Every row checks under the campaign's collector
-settings (``campaign.young_collections``), as ``crosscheck`` checks. ``--repeat`` runs each row that many times (a
-fresh checker and bridge each) and keeps the best, the machine being shared. Last, the whole
-campaign as ``crosscheck --oracle kube`` runs it (drawing included) at the same size: its rate
-once the bridge and the checker are up (what a long campaign runs at), and with their start
-counted in.
+settings (``campaign.young_collections``), as ``crosscheck`` checks. ``--repeat`` runs each row
+that many times (a fresh checker and bridge each) and keeps the best, the machine being shared.
+Last, the whole campaign as ``crosscheck --oracle kube`` runs it (drawing included) at the same
+size: its rate once the bridge and the checker are up (what a long campaign runs at), and with
+their start counted in.
 """
 
 from __future__ import annotations
