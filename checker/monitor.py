@@ -38,7 +38,7 @@ import re
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from schedspec.checker.differential import SpecState
@@ -55,6 +55,7 @@ from schedspec.checker.monitor_state import ClusterBuilder, History, Key, Obj, m
 from schedspec.checker.monitor_view import (
     View,
     assumed_on,
+    binding,
     cycle_start,
     nomination,
     objects_seen,
@@ -367,8 +368,39 @@ class Monitor:
 
     def _judge(self, d: Decision) -> list[Violation]:
         judgements = RULES[d.kind](self, d)
-        first: tuple[str, str, str] | None = None
-        first_error = ""
+        failed: list[tuple[tuple[str, str, str], list[str]]] = []
+        errors: list[str] = []
+        if self._explained(d, judgements, failed, errors):
+            return []
+        targets = failed[0][1] if failed else []
+        for pins in self.unlanded(d, targets) if targets else ():
+            again = replace(d, pins={**d.pins, **pins}, note=_UNLANDED)
+            if self._explained(again, judgements, [], []):
+                return []
+        first = failed[0][0] if failed else None
+        first_error = errors[0] if errors else ""
+        if first is None:
+            self.summary.not_judged[f"{d.kind}: {first_error}"] += 1
+            return []
+        if d.split:  # read as rounds instead, each victim alone
+            self.summary.not_judged[_ONE_BY_ONE] += 1
+            return [v for one in d.split for v in self._judge(one)]
+        self.summary.judged[d.kind] += 1
+        rule, said, reason = first
+        witness = tuple(self._witness(d, judgements, first))
+        return [Violation(d.kind, rule, d.pod, d.node, said, reason, witness, d.victims)]
+
+    def _explained(
+        self,
+        d: Decision,
+        judgements: Judgement,
+        failed: list[tuple[tuple[str, str, str], list[str]]],
+        errors: list[str],
+    ) -> bool:
+        """Whether a state around ``d`` explains it (counted in the summary); the verdicts of
+        the states that do not (the first with ``_preferred``'s nodes: a state is read while it
+        is the latest built, the builder's records being shared), and why a state could not be
+        judged, are appended."""
         # The cycle ran after the scheduling loop's last status write before the decision
         # landed: the loop waits for that write, and a binding is queued at the client's rate
         # limiter (shared, first come first served) behind the writes requested before it
@@ -380,7 +412,7 @@ class Monitor:
                 state = self._state(d, view)
                 verdict = judgements(state, d)
             except NotJudged as err:
-                first_error = first_error or str(err)
+                errors.append(str(err))
                 continue
             if verdict is None:
                 plain = view.shift == 0 and view.nominations and not d.note
@@ -389,18 +421,35 @@ class Monitor:
                 self.summary.judged[d.kind] += 1
                 if not plain:
                     self.summary.explained_by_window[label] += 1
-                return []
-            first = first or verdict
-        if first is None:
-            self.summary.not_judged[f"{d.kind}: {first_error}"] += 1
-            return []
-        if d.split:  # read as rounds instead, each victim alone
-            self.summary.not_judged[_ONE_BY_ONE] += 1
-            return [v for one in d.split for v in self._judge(one)]
-        self.summary.judged[d.kind] += 1
-        rule, said, reason = first
-        witness = tuple(self._witness(d, judgements, first))
-        return [Violation(d.kind, rule, d.pod, d.node, said, reason, witness, d.victims)]
+                return True
+            failed.append((verdict, [] if failed else _preferred(d, verdict, state)))
+        return False
+
+    def unlanded(self, d: Decision, targets: list[str]) -> list[dict[Key, Obj | None]]:
+        """Pins of pods the scheduler may have held assumed when it decided ``d`` though the
+        API server never had them bound then: pending pods a preemption marked
+        (``SelectVictimsOnNode`` takes victims from a node's NodeInfo only, so the cache held
+        them assumed there while their bindings waited at the rate limiter), from ``2 ×
+        window`` changes before ``d`` on. Each on the node its binding or its Preempted Event
+        names, when that is one of ``targets``; on each of them in turn when neither has come
+        yet."""
+        log = self.history.log
+        marked: dict[Key, Obj] = {}
+        for change in log[max(0, d.position - 2 * self.window) :]:
+            pod = change.new
+            if change.key[0] != "Pod" or pod is None or change.key[1] == d.pod:
+                continue
+            if not pod["spec"].get("nodeName") and preempted_on(assumed_on(pod, "?"), "?"):
+                marked.setdefault(change.key, pod)
+        out: list[dict[Key, Obj | None]] = []
+        for key, pod in marked.items():
+            if key in d.pins:
+                continue
+            landed = {str(c.new["spec"]["nodeName"]) for c in log if c.key == key and binding(c)}
+            named = landed or {n for _, n in self.evicted.get(key[1], ())}
+            nodes = sorted(named.intersection(targets)) if named else targets
+            out += [{key: assumed_on(pod, node)} for node in nodes]
+        return out
 
     def sampled(self) -> bool:
         """Whether kube-scheduler scores only some of the nodes the stream holds."""
@@ -464,6 +513,22 @@ class Monitor:
             return minimise(objects, still_fails, keep=keep, max_steps=self.minimise_steps)
         except (ValueError, ManifestError):
             return objects
+
+
+_UNLANDED = "with a pod assumed whose binding had not landed"
+
+
+def _preferred(d: Decision, verdict: tuple[str, str, str], s: SpecState) -> list[str]:
+    """Where a pod the scheduler held assumed could have changed a failing verdict: on the
+    nodes the spec scores above ``d``'s (a ``Best`` violation), or on those it finds feasible
+    (a ``FeasibleNodes`` one); nowhere for the other rules (another pod makes no node fit)."""
+    p = s.world.pods[d.pod]
+    if verdict[0] == "Best":
+        best = s.call("Best", p)
+        return sorted(best) if isinstance(best, frozenset) else []
+    if verdict[0] == "FeasibleNodes":
+        return sorted(m for m, n in s.world.nodes.items() if s.call("Feasible", p, n) is True)
+    return []
 
 
 def _condition(pod: Obj, kind: str) -> Mapping[str, Any] | None:

@@ -368,6 +368,30 @@ def test_victims_another_preemption_deleted_first_may_be_several() -> None:
     assert (v.pod, v.rule) == ("default/high", "ValidVictims")
 
 
+def test_a_pod_assumed_whose_binding_never_landed_counts_on_its_node() -> None:
+    """``ghost`` was assumed on n2 while its binding waited at the rate limiter; a preemption
+    chose it there (only pods of a node's NodeInfo are victims: the DisruptionTarget condition
+    on a pending pod is the evidence) and deleted it before its binding landed. ``p``'s cycle
+    ran with ghost on n2, so n1 scored better — though the API server never had ghost bound.
+    A pending pod deleted without that mark is no evidence of anything."""
+    busy, ghost = bound(pod("busy", cpu="1"), "n1"), pod("ghost", cpu="2")
+    p = pod("p", cpu="1")
+    marked = copy.deepcopy(ghost)
+    marked["status"]["conditions"] = [{"type": "DisruptionTarget", "status": "True",
+                                       "reason": "PreemptionByScheduler"}]  # fmt: skip
+    # n0 comes after the pods: no informer lag reaches back over a node's arrival
+    start = [*added(node("n1"), node("n2"), busy, ghost, p, node("n0", cpu="0"))]
+    stream = [*start, ("Pod", marked, False), ("Pod", marked, True), ("Pod", bound(p, "n1"), False)]
+    m = run(stream, window=4)
+    assert m.summary.violations == []
+    [label] = m.summary.explained_by_window
+    assert "with a pod assumed whose binding had not landed" in label
+    # without the preemption's mark, nothing says ghost was ever on n2
+    stream = [*start, ("Pod", ghost, True), ("Pod", bound(p, "n1"), False)]
+    [v] = run(stream, window=4).summary.violations
+    assert (v.pod, v.rule) == ("default/p", "Best")
+
+
 def test_a_victim_still_pending_in_the_api_server_was_assumed_on_the_node() -> None:
     """A victim whose binding had not landed when it was preempted (the scheduler had assumed
     it on the node; its Preempted Event names the node) is a pod of that node."""
