@@ -67,6 +67,7 @@ from schedspec.errors import ManifestError
 from schedspec.spec.load import LoadedSpec
 
 __all__ = [
+    "AHEAD",
     "PREEMPTION_SETTLE",
     "WINDOW",
     "Decision",
@@ -83,6 +84,10 @@ before the cycle's interval (or how many later bindings it may have assumed). Me
 workload and the monitor): lags of 21 cached changes past the loop's previous status write came
 during the workload's deletion bursts; 16 left one such binding a violation."""
 
+AHEAD = 4
+"""A decision waits ``AHEAD × window`` changes: bindings are a part of the changes, and one
+judged ``window`` changes after it had fewer later bindings to assume than ``window`` allows
+(seed 6 of ``bench/monitor.py``: the ninth later binding landed 36 changes after)."""
 PREEMPTION_SETTLE = 256
 """Changes after a preemption's last Preempted Event before it is judged (its other victims'
 Events may still come: a group judged early is a part of a preemption, and looks insufficient)."""
@@ -340,14 +345,17 @@ class Monitor:
     # ---- judging
 
     def _judge_ready(self, final: bool, quiet: bool = False) -> list[Violation]:
-        """Judges the decisions whose window has come in: ``window`` more changes (a
-        preemption: ``PREEMPTION_SETTLE`` changes after its last Preempted Event, which the
-        event broadcaster writes late and one victim at a time); with ``quiet`` (the stream is
-        idle, the monitor caught up), those that waited ``settle_seconds``; all when ``final``."""
+        """Judges the decisions whose window has come in: ``AHEAD × window`` more changes, so
+        that the ``window`` later bindings a state may assume have landed (a preemption:
+        ``PREEMPTION_SETTLE`` changes after its last Preempted Event, which the event
+        broadcaster writes late and one victim at a time); with ``quiet`` (the stream is idle,
+        the monitor caught up), those that waited ``settle_seconds``; all when ``final``."""
         ready: list[Decision] = []
         waiting: list[Decision] = []
         for d in self.pending:
-            settle = max(PREEMPTION_SETTLE, self.window) if d.kind == "preemption" else self.window
+            settle = AHEAD * self.window
+            if d.kind == "preemption":
+                settle = max(PREEMPTION_SETTLE, settle)
             ahead = len(self.history) - max(d.position, d.seen_at)
             waited = quiet and self.clock() - d.created >= self.settle_seconds
             (ready if final or ahead >= settle or waited else waiting).append(d)

@@ -173,6 +173,15 @@ def test_a_binding_is_judged_against_the_states_around_it() -> None:
     [v] = strict.summary.violations
     assert (v.pod, v.rule) == ("default/client", "Feasible")
     assert "InterPodAffinityOK" in v.reason
+    # the server's binding lands a few changes later (pending pods created meanwhile): the
+    # decision waits AHEAD × window changes, so the later binding it may assume is in
+    others = [pod(f"other-{i}") for i in range(3)]
+    stream = [*added(node("n1", "a"), node("n2", "b"), server, client),
+              ("Pod", bound(client, "n1"), False), *added(*others),
+              ("Pod", bound(server, "n1"), False)]  # fmt: skip
+    m = run(stream, window=1)
+    assert m.summary.violations == []
+    assert m.summary.explained_by_window == {"binding (state +1)": 1}
 
 
 def test_a_binding_in_a_burst_is_judged_on_a_cache_behind_and_ahead_at_once() -> None:
