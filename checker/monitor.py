@@ -57,6 +57,7 @@ from schedspec.checker.monitor_view import (
     assumed_on,
     binding,
     cycle_start,
+    loop_write,
     nomination,
     objects_seen,
     preempted_on,
@@ -255,7 +256,9 @@ class Monitor:
         are gone, kubernetes/kubernetes#134249) or one the stream cannot split: each victim is
         judged alone — of lower priority than the preemptor and on the node when it was chosen
         — and minimality is not. A last victim may also be such a second round's (its cycle
-        chose again after the first victims went): when no state explains the group read as
+        chose again after the first victims went), and so may a victim whose condition came
+        before the first deletion when the preemptor failed again meanwhile (a second cycle ran
+        before the informer delivered that deletion): when no state explains the group read as
         one preemption, it is read that way (``Decision.split``)."""
         spans = sorted(self._victim_span(victim) for victim in group.victims)
         parallel, last = spans, None
@@ -266,11 +269,21 @@ class Monitor:
             log = self.history.log
             group.position = nomination(log, first, group.pod, group.node, self.profiles)
             group.last_unknown = last is None
-            if last is not None:
+            if last is not None or self._failed_again(group, spans):
                 group.split = self._one_by_one(group, spans)
             return [group]
         self.summary.not_judged[_ONE_BY_ONE] += 1
         return self._one_by_one(group, spans)
+
+    def _failed_again(self, group: Decision, spans: list[tuple[int, int, str]]) -> bool:
+        """The preemptor's status was patched by the scheduling loop again between its first
+        victim's condition and its victims' last deletion: another cycle of it ran."""
+        log, key = self.history.log, ("Pod", group.pod)
+        end = max(e for _, e, _ in spans)
+        return any(
+            log[i].key == key and loop_write(log[i], self.profiles)
+            for i in range(spans[0][0] + 1, min(end, len(log)))
+        )
 
     def _one_by_one(self, group: Decision, spans: list[tuple[int, int, str]]) -> list[Decision]:
         return [

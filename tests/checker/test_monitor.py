@@ -262,6 +262,33 @@ def test_a_last_victim_deleted_after_the_others_is_one_preemption() -> None:
     assert m.summary.not_judged == {"preemption: minimality (victims handled one by one)": 1}
 
 
+def test_victims_marked_before_the_first_deletion_may_be_two_rounds() -> None:
+    """low-3 was the first round's only victim; the preemptor failed again (its status patched
+    once more) before the informer delivered low-3's deletion, and its second cycle took low-2.
+    Both got their conditions before any deletion finished, yet together they are one too many:
+    read as rounds, each alone. Without the second failure they are one preemption, and not
+    minimal."""
+    low = {f"low-{i}": bound(pod(f"low-{i}", cpu="1"), "n1") for i in range(4)}
+    high = pod("high", cpu="1", priority=100)
+    failed_again = unschedulable(high, message="0/1 nodes are available (again)", nominated="n1")
+
+    def stream(again: bool) -> list[tuple[str, Obj, bool]]:
+        s = [*added(node("n1"), *low.values(), node("n2", cpu="0"), high),
+             ("Pod", unschedulable(high, nominated="n1"), False),
+             ("Pod", disrupted(low["low-3"]), False),
+             ("Pod", disrupted(low["low-2"]), False)]  # fmt: skip
+        if again:
+            s.append(("Pod", failed_again, False))
+        s += [("Pod", disrupted(low[v]), True) for v in ("low-3", "low-2")]
+        return s + [("Event", preempted(v, "high", "n1"), False) for v in ("low-3", "low-2")]
+
+    m = run(stream(again=True), window=1)
+    assert m.summary.violations == []
+    assert m.summary.not_judged == {"preemption: minimality (victims handled one by one)": 1}
+    [v] = run(stream(again=False), window=1).summary.violations
+    assert (v.pod, v.rule) == ("default/high", "MinimalVictims")
+
+
 def test_a_last_victim_another_preemptor_deleted_first_completes_the_set() -> None:
     """``PreemptPod`` records a victim's Preempted Event only once its own deletion succeeded:
     when another preemptor deleted the same pod first, only that one's Event names it. The
