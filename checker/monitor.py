@@ -60,6 +60,7 @@ from schedspec.checker.monitor_view import (
     loop_write,
     nomination,
     objects_seen,
+    preempted,
     preempted_on,
     views,
 )
@@ -460,7 +461,7 @@ class Monitor:
             pod = change.new
             if change.key[0] != "Pod" or pod is None or change.key[1] == d.pod:
                 continue
-            if not pod["spec"].get("nodeName") and preempted_on(assumed_on(pod, "?"), "?"):
+            if not pod["spec"].get("nodeName") and preempted(pod):
                 marked.setdefault(change.key, pod)
         out: list[dict[Key, Obj | None]] = []
         for key, pod in marked.items():

@@ -53,6 +53,7 @@ __all__ = [
     "nomination",
     "objects_seen",
     "own_write",
+    "preempted",
     "preempted_on",
     "views",
 ]
@@ -160,14 +161,19 @@ def assumed_on(pod: Obj | None, node: str) -> Obj | None:
     return {**pod, "spec": {**pod["spec"], "nodeName": node}}
 
 
-def preempted_on(pod: Obj, node: str) -> bool:
-    """``pod`` is on ``node`` with the DisruptionTarget condition DefaultPreemption writes."""
-    return _node(pod) == node and any(
+def preempted(pod: Obj) -> bool:
+    """``pod`` has the DisruptionTarget condition DefaultPreemption writes."""
+    return any(
         c.get("type") == "DisruptionTarget"
         and c.get("status") == "True"
         and c.get("reason") == "PreemptionByScheduler"
         for c in _status(pod).get("conditions") or []
     )
+
+
+def preempted_on(pod: Obj, node: str) -> bool:
+    """``pod`` is on ``node`` with the DisruptionTarget condition DefaultPreemption writes."""
+    return _node(pod) == node and preempted(pod)
 
 
 def _disrupted(pod: Obj) -> bool:

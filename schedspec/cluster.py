@@ -354,8 +354,12 @@ SELECTING_KINDS = ("Service", "ReplicationController", "ReplicaSet", "StatefulSe
 _VALID: dict[bytes, tuple[str, str]] = {}
 """Objects found valid with no warning (their pickle, which tells ``1`` from ``True``) → their
 kind and name: a campaign draws the same pods and nodes over and over (four objects in five
-recur in a 10 × 10 campaign), and checking one again would find what it found."""
-_VALID_AT_MOST = 100_000
+recur in a 10 × 10 campaign, mostly from the clusters just before), and checking one again
+would find what it found. The oldest entry goes first once ``_VALID_AT_MOST`` are kept, so a
+long-running caller that never repeats an object (``monitor`` loads each pod version once,
+≈ 2 kB pickled) keeps at most ≈ 16 MB. At 8,192 entries a 3,000-cluster 10 × 10 campaign loads
+a cluster in ≈ 0.8 ms, as with no bound (1.8 ms validating every object)."""
+_VALID_AT_MOST = 8192
 
 
 def _validate(doc: Doc, warnings: list[str], errors: list[ManifestError]) -> Ctx:
@@ -371,7 +375,9 @@ def _validate(doc: Doc, warnings: list[str], errors: list[ManifestError]) -> Ctx
         return ctx
     warned = len(warnings)
     ctx = validate_object(doc, warnings, errors)
-    if not ctx.failed and len(warnings) == warned and len(_VALID) < _VALID_AT_MOST:
+    if not ctx.failed and len(warnings) == warned:
+        if len(_VALID) >= _VALID_AT_MOST:
+            del _VALID[next(iter(_VALID))]
         _VALID[key] = (ctx.kind, ctx.obj)
     return ctx
 

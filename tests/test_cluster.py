@@ -990,3 +990,24 @@ if __name__ == "__main__":
     for golden in golden_inputs():
         golden.with_suffix(".expected").write_text(render_golden(golden))
         print(golden.with_suffix(".expected").relative_to(REPO))
+
+
+def test_an_object_found_valid_before_is_loaded_and_placed_as_the_first_time() -> None:
+    """Loading keeps the objects it has found valid (a campaign meets the same ones again and
+    again) and does not check them twice: what it loads, and what it says where, must be what
+    a first load says — a duplicate named at its own position, an invalid object every time."""
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web", "namespace": "shop"},
+           "spec": {"containers": [{"name": "c", "image": "nginx",
+                                    "resources": {"requests": {"cpu": "250m"}}}]}}  # fmt: skip
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
+            "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}}  # fmt: skip
+    first, again = from_objects([node, pod]), from_objects([node, pod], source="again")
+    assert again.pods == first.pods and again.nodes == first.nodes
+    with pytest.raises(ManifestError) as info:
+        from_objects([node, pod, pod], source="twice")
+    assert "twice[2]" in str(info.value) and "duplicate object" in str(info.value)
+    bad = {**pod, "metadata": {"name": "Not_A_Name", "namespace": "shop"}}
+    for source in ("one", "two"):
+        with pytest.raises(ManifestError) as info:
+            from_objects([node, bad], source=source)
+        assert f"{source}[1]" in str(info.value)
